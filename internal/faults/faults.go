@@ -1,0 +1,36 @@
+// Package faults names the crash points of SPEC §9. Production builds compile
+// Hit to nothing; binaries built with -tags faults read HERMES_FAULTS
+// ("point[@N][:action][,point…]", action crash = SIGKILL self, hang = block
+// forever) and act at the Nth time a point is reached.
+package faults
+
+// Named points (SPEC §9). Callers pass these constants, never literals.
+const (
+	CreateBeforeCommit     = "create.before_commit"
+	CreateAfterCommit      = "create.after_commit"
+	AdmissionAfterCommit   = "admission.after_commit"
+	ClaimBeforeCommit      = "claim.before_commit"
+	ClaimAfterCommit       = "claim.after_commit"
+	ModelAfterRequest      = "model.after_request"
+	ToolAfterStart         = "tool.after_start"
+	ApprovalAfterRequest   = "approval.after_request"
+	ApprovalAfterResponse  = "approval.after_response"
+	ToolAfterExit          = "tool.after_exit"
+	CompressBeforeCommit   = "compress.before_commit"
+	CompressAfterCommit    = "compress.after_commit"
+	ResetBeforeCommit      = "reset.before_commit"
+	ResetAfterCommit       = "reset.after_commit"
+	SettleBeforeCommit     = "settle.before_commit"
+	RecoveryAfterUnknown   = "recovery.after_unknown"
+	RecoveryBeforeSchedule = "recovery.before_schedule"
+	RecoveryAfterReady     = "recovery.after_ready"
+)
+
+// All lists every named point, for the crash suite.
+var All = []string{
+	CreateBeforeCommit, CreateAfterCommit, AdmissionAfterCommit, ClaimBeforeCommit,
+	ClaimAfterCommit, ModelAfterRequest, ToolAfterStart, ApprovalAfterRequest,
+	ApprovalAfterResponse, ToolAfterExit, CompressBeforeCommit, CompressAfterCommit,
+	ResetBeforeCommit, ResetAfterCommit, SettleBeforeCommit, RecoveryAfterUnknown,
+	RecoveryBeforeSchedule, RecoveryAfterReady,
+}

@@ -1,0 +1,88 @@
+// Package tools holds the agent's tools, the toolset registry, the
+// dangerous-command classifier and the scrubbed environment of child
+// processes. Tools know nothing of SQLite or WebSockets: everything they need
+// from the session arrives in an Env.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Spec is the function schema a tool offers the model.
+type Spec struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // JSON Schema object
+}
+
+// Result is what the model sees as the tool message. IsError marks a result
+// that reports a failure to the model (bad arguments, a denied command, a
+// non-zero exit); the turn goes on.
+type Result struct {
+	Output  string
+	IsError bool
+}
+
+// Tool is one callable tool. Run returns an error only for failures that are
+// not the model's business (context cancelled = interrupted turn); everything
+// else is a Result with IsError.
+type Tool interface {
+	Spec() Spec
+	Run(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
+}
+
+// ApprovalRequest asks a human to consent to a dangerous action.
+type ApprovalRequest struct {
+	Command     string // the command (or "write_file <path>") shown to the human
+	Description string // why it needs consent
+	Pattern     string // the classifier pattern key, for "session"/"always" memory
+}
+
+// Approver decides on dangerous actions. The gateway's implementation checks
+// yolo, the session's approvals and the live command_allowlist before asking
+// viewers; it blocks until answered, the configured timeout (deny) or ctx.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (allowed bool, err error)
+}
+
+// Question is one clarify question.
+type Question struct {
+	Question    string
+	Choices     []string
+	MultiSelect bool
+}
+
+// Clarifier asks a viewer a question and blocks for the answer.
+type Clarifier interface {
+	Ask(ctx context.Context, q Question) (answer string, err error)
+}
+
+// UISink publishes ui.* events for GUI viewers (desktop_ui toolset).
+type UISink interface {
+	UIEvent(kind string, payload any)
+}
+
+// ProcessTracker is told about every child process a tool starts, so the
+// control socket can refuse tickets to their descendants.
+type ProcessTracker interface {
+	Started(pid int)
+	Exited(pid int)
+}
+
+// Env is the per-call context of a tool: the frozen session facts plus the
+// gateway's callbacks. Nil callbacks mean "not available" (a nil Approver
+// denies every dangerous action).
+type Env struct {
+	SessionID       string
+	Cwd             string // frozen absolute session cwd
+	Approver        Approver
+	Clarifier       Clarifier
+	UI              UISink
+	Processes       ProcessTracker
+	Todos           *TodoList     // per-session todo state; nil = a fresh list
+	SkillsDir       string        // $HERMES_HOME/skills
+	TerminalTimeout time.Duration // default per command; 0 = 180s
+	OutputCap       int           // bytes of output kept; 0 = 64 KiB
+}

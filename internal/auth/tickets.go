@@ -1,0 +1,201 @@
+package auth
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Ticket purposes (SPEC §3 session-ticket).
+const (
+	// PurposeInteractive tickets open a native WebSocket connection with
+	// InteractiveCaps (the gate adds session:operator).
+	PurposeInteractive = "interactive"
+	// PurposeDashboardLogin tickets open a dashboard session through the
+	// one-time link printed by `hermes dashboard`.
+	PurposeDashboardLogin = "dashboard-login"
+)
+
+// Ticket store defaults (reference §4.3).
+const (
+	DefaultTicketTTL      = 30 * time.Second
+	DefaultTicketCapacity = 1024
+	// MaxTicketLen bounds what Redeem hashes; longer input is refused.
+	MaxTicketLen = 256
+)
+
+// Errors of the ticket store. None of them carries a ticket.
+var (
+	// ErrBadTicket: the ticket is unknown, expired, already used, of another
+	// purpose or malformed. Callers refuse the request (HTTP 401) and must
+	// not tell the cases apart.
+	ErrBadTicket = errors.New("invalid or expired ticket")
+	// ErrForeignProfile: Mint was asked for a profile this store does not
+	// serve. The client talks to the wrong daemon.
+	ErrForeignProfile = errors.New("profile_id does not match this gateway")
+	// ErrStaleInstance: Mint was asked for another daemon instance. The
+	// client must identify again and retry with the current instance_id.
+	ErrStaleInstance = errors.New("stale instance_id: the gateway restarted; identify again")
+	// ErrUnknownPurpose: the purpose is not one of the Purpose* constants.
+	ErrUnknownPurpose = errors.New("unknown ticket purpose")
+	// ErrNoSubject: Mint was called without a subject (a server bug).
+	ErrNoSubject = errors.New("ticket subject is empty")
+	// ErrTicketCapacity: too many unexpired tickets are outstanding. The
+	// client may retry after the TTL.
+	ErrTicketCapacity = errors.New("too many outstanding tickets; retry later")
+)
+
+// Grant is what a redeemed ticket proves.
+type Grant struct {
+	Subject    string
+	ProfileID  string
+	InstanceID string
+	Purpose    string
+}
+
+// Caps is the capability set of the grant's purpose before the gate adds
+// session:operator: InteractiveCaps for interactive tickets, none for
+// dashboard-login tickets (they open a dashboard session, not a socket).
+func (g Grant) Caps() Caps {
+	if g.Purpose == PurposeInteractive {
+		return InteractiveCaps()
+	}
+	return 0
+}
+
+// Option configures NewTickets.
+type Option func(*Tickets)
+
+// WithClock replaces time.Now. The clock should carry a monotonic reading
+// (time.Now does); tests inject a fake clock.
+func WithClock(now func() time.Time) Option { return func(t *Tickets) { t.now = now } }
+
+// WithTTL sets how long a ticket stays redeemable (default 30 s).
+func WithTTL(d time.Duration) Option { return func(t *Tickets) { t.ttl = d } }
+
+// WithCapacity bounds the outstanding tickets (default 1024).
+func WithCapacity(n int) Option { return func(t *Tickets) { t.capacity = n } }
+
+type digest = [sha256.Size]byte
+
+type ticketEntry struct {
+	digest  digest // sha256 of the ticket, compared again in constant time
+	grant   Grant
+	expires time.Time // monotonic deadline from the store's clock
+}
+
+// Tickets is the native ticket store of one daemon instance (reference
+// §4.3). It keeps only digests; see the package invariants.
+type Tickets struct {
+	profileID  string
+	instanceID string
+	now        func() time.Time
+	ttl        time.Duration
+	capacity   int
+
+	mu      sync.Mutex
+	entries map[digest]ticketEntry // guarded by mu; unexpired or not yet swept
+}
+
+// NewTickets returns the store of the daemon instance instanceID serving
+// profileID.
+func NewTickets(profileID, instanceID string, opts ...Option) *Tickets {
+	t := &Tickets{
+		profileID:  profileID,
+		instanceID: instanceID,
+		now:        time.Now,
+		ttl:        DefaultTicketTTL,
+		capacity:   DefaultTicketCapacity,
+		entries:    make(map[digest]ticketEntry),
+	}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+func knownPurpose(p string) bool { return p == PurposeInteractive || p == PurposeDashboardLogin }
+
+// Mint issues a ticket for subject. profileID and instanceID are what the
+// client believes it talks to; they must match the store's. The returned
+// ticket is the only copy: the store keeps its sha256.
+func (t *Tickets) Mint(subject, profileID, instanceID, purpose string) (string, error) {
+	switch {
+	case subject == "":
+		return "", ErrNoSubject
+	case profileID != t.profileID:
+		return "", ErrForeignProfile
+	case instanceID != t.instanceID:
+		return "", ErrStaleInstance
+	case !knownPurpose(purpose):
+		return "", ErrUnknownPurpose
+	}
+	ticket := randomToken(secretBytes)
+	e := ticketEntry{
+		digest: sha256.Sum256([]byte(ticket)),
+		grant:  Grant{Subject: subject, ProfileID: profileID, InstanceID: instanceID, Purpose: purpose},
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.now()
+	if len(t.entries) >= t.capacity {
+		t.sweepLocked(now)
+		if len(t.entries) >= t.capacity {
+			return "", ErrTicketCapacity
+		}
+	}
+	e.expires = now.Add(t.ttl)
+	t.entries[e.digest] = e
+	return ticket, nil
+}
+
+// Redeem consumes a ticket minted for purpose and returns its grant. Any
+// presentation of a known ticket removes it (single use, also on expiry or
+// purpose mismatch); every failure is ErrBadTicket.
+//
+// The entry is found by a map lookup on sha256(ticket): its timing depends
+// only on the digest, which an attacker cannot steer toward a stored one
+// without a preimage. The stored digest is then compared again with
+// subtle.ConstantTimeCompare so the final check is constant time as well.
+func (t *Tickets) Redeem(ticket, purpose string) (Grant, error) {
+	if ticket == "" || len(ticket) > MaxTicketLen {
+		return Grant{}, ErrBadTicket
+	}
+	d := sha256.Sum256([]byte(ticket))
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.entries[d]
+	if !ok || subtle.ConstantTimeCompare(e.digest[:], d[:]) != 1 {
+		return Grant{}, ErrBadTicket
+	}
+	delete(t.entries, d)
+	if !t.now().Before(e.expires) || e.grant.Purpose != purpose {
+		return Grant{}, ErrBadTicket
+	}
+	return e.grant, nil
+}
+
+// Revoke forgets every outstanding ticket (shutdown, or a security event).
+func (t *Tickets) Revoke() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	clear(t.entries)
+}
+
+// Outstanding returns how many tickets are held, expired ones not yet swept
+// included (for status and tests).
+func (t *Tickets) Outstanding() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.entries)
+}
+
+func (t *Tickets) sweepLocked(now time.Time) {
+	for d, e := range t.entries {
+		if !now.Before(e.expires) {
+			delete(t.entries, d)
+		}
+	}
+}

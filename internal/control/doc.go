@@ -1,0 +1,31 @@
+// Package control is the owner-only unix control socket of the daemon
+// (SPEC §3): `identify`, `status` and `session-ticket`, and the client side
+// (Call) used by the CLI and tests.
+//
+// Wire: one JSON line in, one JSON line out, then close. Requests are
+// {"protocol":1,"id":X,"verb":V,"params":{…}}, decoded strictly (unknown,
+// case-variant and duplicate keys are refused); replies are
+// {"ok":true,"protocol":1,"id":X,"result":{…}} or
+// {"ok":false,"protocol":1,"id":X,"error":"text"}.
+//
+// Invariants:
+//   - The socket file is 0600 inside a 0700 directory owned by the daemon's
+//     uid, and every peer is checked with SO_PEERCRED against the daemon's
+//     own uid before a byte is read: root is not special, a root daemon
+//     serves root only. The native subject is derived from that uid, never
+//     from params.
+//   - A session-ticket request from a process that descends from a tool
+//     process the gateway started (Options.IsToolProcess over the /proc
+//     ancestry), or whose environment carries HERMES_TOOL_PROCESS=1, is
+//     refused. This is best effort against a same-uid process that
+//     reparents itself (double fork to init); a sandbox closes that gap.
+//   - Tickets appear only in the one reply that carries them: never in a
+//     log line, an error text, identify or status.
+//   - Error texts sent to the peer are public: they come from a fixed table
+//     (publicText); any other cause is logged and answered "internal error".
+//
+// Concurrency: Run owns the accept loop and one goroutine per connection
+// (at most maxConns at once) and returns only after all of them exited.
+// Closing the listener (Close) lets in-flight requests finish (each is
+// bounded by ioTimeout); cancelling Run's context also closes them.
+package control

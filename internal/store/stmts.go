@@ -1,0 +1,104 @@
+package store
+
+// The write-path statements, prepared once on the single writer connection at
+// Open and bound to each transaction with (*sql.Tx).Stmt, which reuses the
+// connection's prepared statement: a hot transaction never re-parses SQL.
+
+type stmtID int
+
+const (
+	sFence stmtID = iota
+	sMetaGet
+	sMetaPut
+	sMetaDelete
+	sSessionGet
+	sSessionInsert
+	sSessionEnd
+	sSessionTitle
+	sSessionArchived
+	sSessionRevision
+	sRouteGet
+	sRoutePut
+	sAdmissionInsert
+	sAdmissionByKey
+	sAdmissionByID
+	sAdmissionsPending
+	sClaimScan
+	sClaimGeneration
+	sClaimUpdate
+	sAdmissionFinish
+	sAdmissionUnknown
+	sResultPut
+	sEventBump
+	sEventInsert
+	sMessageBump
+	sMessageInsert
+	sMessagesAll
+	sMutationGet
+	sMutationPut
+	nStmts
+)
+
+const (
+	sessionCols = `id, source, user_id, session_key, chat_id, model, cwd, coalesce(title, ''),
+	coalesce(parent_session_id, ''), coalesce(end_reason, ''), model_config, replay_epoch,
+	started_at_ms, coalesce(ended_at_ms, 0), last_activity_ms, archived, hidden,
+	runtime_generation, runtime_revision, message_count, last_event_seq`
+	admissionCols = `seq, admission_id, request_id, principal_id, target_session_id, lineage_json,
+	payload_json, payload_digest, intent, status, coalesce(outcome, ''), owner_epoch,
+	coalesce(generation, 0), created_at_ms, coalesce(settled_at_ms, 0)`
+	messageCols = `id, session_id, role, content, tool_call_id, tool_calls, tool_name, reasoning,
+	finish_reason, created_at_ms`
+	eventCols = `e.session_id, e.seq, e.type, e.payload_json, e.authority_epoch,
+	coalesce(e.execution_generation, 0), coalesce(e.admission_id, ''), s.replay_epoch, e.created_at_ms`
+)
+
+var stmtSQL = [nStmts]string{
+	sFence:      `SELECT epoch FROM runtime_epoch WHERE singleton = 1`,
+	sMetaGet:    `SELECT coalesce(value, '') FROM state_meta WHERE key = ?`,
+	sMetaPut:    `INSERT INTO state_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+	sMetaDelete: `DELETE FROM state_meta WHERE key = ?`,
+	sSessionGet: `SELECT ` + sessionCols + ` FROM sessions WHERE id = ?`,
+	sSessionInsert: `INSERT INTO sessions (id, source, user_id, session_key, chat_id, model, cwd, title,
+	parent_session_id, end_reason, model_config, replay_epoch, started_at_ms, ended_at_ms,
+	last_activity_ms, archived, hidden, runtime_generation, runtime_revision)
+	VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, ''), nullif(?, ''), nullif(?, ''), ?, ?, ?, nullif(?, 0), ?, ?, ?, ?, ?)`,
+	sSessionEnd:      `UPDATE sessions SET ended_at_ms = ?, end_reason = nullif(?, '') WHERE id = ?`,
+	sSessionTitle:    `UPDATE sessions SET title = nullif(?, '') WHERE id = ?`,
+	sSessionArchived: `UPDATE sessions SET archived = ? WHERE id = ?`,
+	sSessionRevision: `UPDATE sessions SET runtime_revision = runtime_revision + 1 WHERE id = ? RETURNING runtime_revision`,
+	sRouteGet:        `SELECT scope, session_key, entry_json, updated_at_ms FROM gateway_routing WHERE scope = ? AND session_key = ?`,
+	sRoutePut: `INSERT INTO gateway_routing (scope, session_key, entry_json, updated_at_ms) VALUES (?, ?, ?, ?)
+	ON CONFLICT (scope, session_key) DO UPDATE SET entry_json = excluded.entry_json, updated_at_ms = excluded.updated_at_ms`,
+	sAdmissionInsert: `INSERT INTO session_admissions (admission_id, request_id, principal_id, target_session_id,
+	lineage_json, payload_json, payload_digest, intent, status, owner_epoch, created_at_ms)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?) RETURNING seq`,
+	sAdmissionByKey: `SELECT ` + admissionCols + ` FROM session_admissions
+	WHERE principal_id = ? AND target_session_id = ? AND request_id = ?`,
+	sAdmissionByID: `SELECT ` + admissionCols + ` FROM session_admissions WHERE admission_id = ?`,
+	sAdmissionsPending: `SELECT ` + admissionCols + ` FROM session_admissions
+	WHERE target_session_id = ? AND status != 'terminal' ORDER BY seq`,
+	// One pass over the session's pending rows (partial index) decides a claim.
+	sClaimScan: `SELECT coalesce(sum(status = 'unknown'), 0), coalesce(sum(status = 'started'), 0),
+	min(CASE WHEN status = 'queued' THEN seq END)
+	FROM session_admissions WHERE target_session_id = ? AND status != 'terminal'`,
+	sClaimGeneration: `UPDATE sessions SET runtime_generation = runtime_generation + 1 WHERE id = ? RETURNING runtime_generation`,
+	sClaimUpdate: `UPDATE session_admissions SET status = 'started', owner_epoch = ?, generation = ?
+	WHERE seq = ? AND status = 'queued' RETURNING ` + admissionCols,
+	// Guarded by the status the caller validated, so a concurrent move is
+	// caught as rowcount 0 instead of being overwritten.
+	sAdmissionFinish: `UPDATE session_admissions SET status = 'terminal', outcome = ?, settled_at_ms = ?
+	WHERE admission_id = ? AND status = ?`,
+	sAdmissionUnknown: `UPDATE session_admissions SET status = 'unknown' WHERE admission_id = ? AND status = 'started'`,
+	sResultPut: `INSERT INTO admission_results (admission_id, result_json) VALUES (?, ?)
+	ON CONFLICT (admission_id) DO UPDATE SET result_json = excluded.result_json`,
+	sEventBump: `UPDATE sessions SET last_event_seq = last_event_seq + 1 WHERE id = ? RETURNING last_event_seq, replay_epoch`,
+	sEventInsert: `INSERT INTO session_events (session_id, seq, type, payload_json, authority_epoch,
+	execution_generation, admission_id, created_at_ms) VALUES (?, ?, ?, ?, ?, nullif(?, 0), nullif(?, ''), ?)`,
+	sMessageBump: `UPDATE sessions SET message_count = message_count + 1, last_activity_ms = max(last_activity_ms, ?) WHERE id = ?`,
+	sMessageInsert: `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, reasoning,
+	finish_reason, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+	sMessagesAll:  `SELECT ` + messageCols + ` FROM messages WHERE session_id = ? ORDER BY id`,
+	sMutationGet:  `SELECT digest, result_json FROM session_mutations WHERE principal_id = ? AND session_id = ? AND request_id = ?`,
+	sMutationPut:  `INSERT INTO session_mutations (principal_id, session_id, request_id, digest, result_json) VALUES (?, ?, ?, ?, ?)`,
+}

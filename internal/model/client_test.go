@@ -26,8 +26,12 @@ type recorder struct {
 	text, reasoning []string
 }
 
-func (r *recorder) Text(d string)      { r.mu.Lock(); r.text = append(r.text, d); r.mu.Unlock() }
-func (r *recorder) Reasoning(d string) { r.mu.Lock(); r.reasoning = append(r.reasoning, d); r.mu.Unlock() }
+func (r *recorder) Text(d string) { r.mu.Lock(); r.text = append(r.text, d); r.mu.Unlock() }
+func (r *recorder) Reasoning(d string) {
+	r.mu.Lock()
+	r.reasoning = append(r.reasoning, d)
+	r.mu.Unlock()
+}
 
 func newClient(url string, mod func(*model.Config)) *model.Client {
 	cfg := model.Config{BaseURL: url, Backoff: time.Millisecond}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -176,10 +177,30 @@ func TestStatusErrorIsNotLeaked(t *testing.T) {
 	}
 }
 
+// syncBuffer is a log sink safe for the server's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder // guarded by mu
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 func TestSessionTicketRoundTrip(t *testing.T) {
 	t.Parallel()
 	h := newFakeHandler()
-	_, path := startServer(t, h, Options{})
+	var logs syncBuffer
+	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	_, path := startServer(t, h, Options{Logger: logger})
 	uid := os.Getuid()
 	cases := []struct{ purpose, subject string }{
 		{auth.PurposeInteractive, auth.NativeSubject(uid)},
@@ -194,6 +215,11 @@ func TestSessionTicketRoundTrip(t *testing.T) {
 			if rep := rawCall(t, path, []byte(`{"protocol":1,"id":1,"verb":"`+verb+`"}`)); strings.Contains(string(rep.Result), res.Ticket) {
 				t.Errorf("%s reveals a ticket", verb)
 			}
+		}
+		// A failing request after the mint, so the log has content.
+		_ = Call(t.Context(), path, VerbSessionTicket, TicketParams{Purpose: c.purpose}, nil)
+		if strings.Contains(logs.String(), res.Ticket) {
+			t.Errorf("ticket in the log: %s", logs.String())
 		}
 		g, err := h.tickets.Redeem(res.Ticket, c.purpose)
 		if err != nil {

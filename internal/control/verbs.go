@@ -22,6 +22,11 @@ type Handler interface {
 	MintTicket(subject, profileID, instanceID, purpose string) (string, error)
 }
 
+// Errors a Handler returns reach the peer as "internal error" (and the log)
+// unless they are auth's public ticket errors (ErrForeignProfile,
+// ErrStaleInstance, ErrUnknownPurpose, ErrTicketCapacity) or wrap a
+// *RemoteError, whose Text is sent as is.
+
 // publicError is an error whose text may be sent to the peer as is.
 type publicError string
 
@@ -46,11 +51,14 @@ var publicTexts = []error{
 func publicText(err error) string {
 	var pe publicError
 	var r *refusal
+	var re *RemoteError
 	switch {
 	case errors.As(err, &pe):
 		return string(pe)
 	case errors.As(err, &r):
 		return r.text
+	case errors.As(err, &re):
+		return re.Text
 	}
 	for _, known := range publicTexts {
 		if errors.Is(err, known) {

@@ -46,7 +46,7 @@ func New(t testing.TB) *Server {
 
 // NewHandler returns a Server that is not listening, and its http.Handler,
 // for standalone use (e.g. a helper process serving on its own listener).
-// The caller must call Close when done.
+// The caller must call Close when done; URL is not available.
 func NewHandler() (*Server, http.Handler) {
 	s := newServer()
 	return s, s.mux()

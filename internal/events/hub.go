@@ -88,14 +88,20 @@ func (h *Hub) Publish(sessionID string, evs ...protocol.Event) {
 // The caller must Close the subscription.
 func (h *Hub) Subscribe(sessionID string, snapshot func() error) (*Subscription, error) {
 	st := h.acquire(sessionID)
+	registered := false
+	defer func() {
+		if !registered { // snapshot failed or panicked
+			h.release(st)
+		}
+	}()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err := snapshot(); err != nil {
-		h.release(st)
 		return nil, err
 	}
 	s := newSubscription(h, st, rand.Text())
 	st.subs[s] = true // takes over the reference acquired above
+	registered = true
 	return s, nil
 }
 

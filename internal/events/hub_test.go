@@ -325,3 +325,27 @@ func TestSessionStateDropped(t *testing.T) {
 		t.Fatalf("%d session states left, want 0", len(h.sessions))
 	}
 }
+
+// A panicking fn or snapshot releases the session lock and its reference.
+func TestPanicReleasesSession(t *testing.T) {
+	t.Parallel()
+	h := NewHub(Options{})
+	mustPanic := func(f func()) {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("no panic")
+			}
+		}()
+		f()
+	}
+	mustPanic(func() { _, _ = h.Subscribe("s", func() error { panic("snapshot") }) })
+	mustPanic(func() { _ = h.Commit("s", func() ([]protocol.Event, error) { panic("fn") }) })
+	if err := h.Commit("s", func() ([]protocol.Event, error) { return nil, nil }); err != nil {
+		t.Fatal(err) // would deadlock if the lock had leaked
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.sessions) != 0 {
+		t.Fatalf("%d session states left after panics, want 0", len(h.sessions))
+	}
+}

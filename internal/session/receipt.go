@@ -120,6 +120,9 @@ func ParseReceipt(raw string) (Receipt, error) {
 		return Receipt{}, &protocol.Error{Reason: protocol.ReasonStorageUnavailable,
 			Detail: "receipt: wrong field type or unknown field", Cause: err}
 	}
+	if string(r.Policy.Editor) == "null" {
+		r.Policy.Editor = nil // as Build leaves it: no editor
+	}
 	return r, nil
 }
 

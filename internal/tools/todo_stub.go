@@ -1,4 +1,0 @@
-package tools
-
-// TodoList is replaced by the todo tool's implementation.
-type TodoList struct{}

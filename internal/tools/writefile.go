@@ -1,0 +1,46 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// writeFileTool creates or replaces a file (SPEC §6 "write_file").
+type writeFileTool struct{}
+
+func (writeFileTool) Spec() Spec {
+	return spec("write_file", "Create or replace a file with the given content, creating parent "+
+		"directories. Writing outside the session directory asks the user first.", `{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "minLength": 1, "description": "File to write; relative to the session directory."},
+    "content": {"type": "string", "description": "The complete new content."}
+  },
+  "required": ["path", "content"],
+  "additionalProperties": false
+}`)
+}
+
+type writeFileArgs struct {
+	Path    string  `json:"path"`
+	Content *string `json:"content"`
+}
+
+func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	var a writeFileArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return failf("%v", err), nil
+	}
+	if a.Content == nil {
+		return failf("invalid arguments: content is required"), nil
+	}
+	real, res, ok, err := writablePath(ctx, env, "write_file", a.Path)
+	if !ok || err != nil {
+		return res, err
+	}
+	if err := writeAtomic(real, []byte(*a.Content)); err != nil {
+		return failf("cannot write %s: %v", real, err), nil
+	}
+	return Result{Output: fmt.Sprintf("wrote %d bytes to %s", len(*a.Content), real)}, nil
+}

@@ -21,22 +21,7 @@ func TestCallsAndEventsInterleaved(t *testing.T) {
 	t.Parallel()
 	const callers, callsEach, eventsPerCall = 4, 10, 3
 	const total = callers * callsEach * eventsPerCall
-	var seq atomic.Int64
-	g := startGateway(t, &fakeGateway{handlers: map[string]func(*rpc.Conn, json.RawMessage) (any, error){
-		protocol.MethodPromptSubmit: func(conn *rpc.Conn, raw json.RawMessage) (any, error) {
-			var p protocol.PromptSubmitParams
-			if err := json.Unmarshal(raw, &p); err != nil {
-				return nil, err
-			}
-			for range eventsPerCall {
-				sendEvent(conn, protocol.EventMessageStart, seq.Add(1))
-			}
-			return protocol.Receipt{AdmissionID: *p.SubmissionID, Status: protocol.StatusQueued}, nil
-		},
-		protocol.MethodSessionInfo: func(*rpc.Conn, json.RawMessage) (any, error) {
-			return nil, protocol.Errorf(protocol.ReasonNotFound, "no such session")
-		},
-	}})
+	g := startGateway(t, &fakeGateway{handlers: submitHandlers(eventsPerCall)})
 	c := dial(t, g, Options{})
 	ctx := testCtx(t)
 
@@ -69,6 +54,27 @@ func TestCallsAndEventsInterleaved(t *testing.T) {
 	err = c.Ping(ctx)
 	if !errors.As(err, &ce) || ce.Code != protocol.CodeUnknownMethod {
 		t.Fatalf("Ping on a server without ping = %v, want -32601", err)
+	}
+}
+
+// submitHandlers answer prompt.submit after sending n events (seq counts up
+// across calls) and session.info with not_found.
+func submitHandlers(n int) map[string]func(*rpc.Conn, json.RawMessage) (any, error) {
+	var seq atomic.Int64
+	return map[string]func(*rpc.Conn, json.RawMessage) (any, error){
+		protocol.MethodPromptSubmit: func(conn *rpc.Conn, raw json.RawMessage) (any, error) {
+			var p protocol.PromptSubmitParams
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return nil, err
+			}
+			for range n {
+				sendEvent(conn, protocol.EventMessageStart, seq.Add(1))
+			}
+			return protocol.Receipt{AdmissionID: *p.SubmissionID, Status: protocol.StatusQueued}, nil
+		},
+		protocol.MethodSessionInfo: func(*rpc.Conn, json.RawMessage) (any, error) {
+			return nil, protocol.Errorf(protocol.ReasonNotFound, "no such session")
+		},
 	}
 }
 

@@ -123,7 +123,11 @@ func (s *Server) identify(_ context.Context, _ peer, params json.RawMessage) (an
 	if err := noParams(params); err != nil {
 		return nil, err
 	}
-	return s.h.Identify(), nil
+	id := s.h.Identify()
+	if id.Capabilities == nil {
+		id.Capabilities = []string{}
+	}
+	return id, nil
 }
 
 func (s *Server) status(ctx context.Context, _ peer, params json.RawMessage) (any, error) {
@@ -133,6 +137,9 @@ func (s *Server) status(ctx context.Context, _ peer, params json.RawMessage) (an
 	st, err := s.h.Status(ctx)
 	if err != nil {
 		return nil, &refusal{text: "status unavailable", cause: err}
+	}
+	if st.Capabilities == nil {
+		st.Capabilities = []string{}
 	}
 	return st, nil
 }

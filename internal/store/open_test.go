@@ -118,6 +118,7 @@ func TestOpenCorruptPageIsErrCorrupt(t *testing.T) {
 	if !errors.Is(err, store.ErrCorrupt) {
 		t.Fatalf("Open(corrupt) = %v, want ErrCorrupt", err)
 	}
+	t.Logf("Open(corrupt): %v", err)
 	after, _ := os.ReadFile(path)
 	if !bytes.Equal(after, data) {
 		t.Error("Open modified a corrupt database file")
@@ -153,6 +154,7 @@ func TestOpenNotADatabase(t *testing.T) {
 	if !errors.Is(err, store.ErrCorrupt) {
 		t.Fatalf("Open(junk) = %v, want ErrCorrupt", err)
 	}
+	t.Logf("Open(junk): %v", err)
 	after, _ := os.ReadFile(path)
 	if !bytes.Equal(after, junk) {
 		t.Error("Open modified a non-database file")

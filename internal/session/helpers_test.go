@@ -18,7 +18,7 @@ type env struct {
 	d                             Defaults
 }
 
-func newEnv(t *testing.T) env {
+func newEnv(t testing.TB) env {
 	t.Helper()
 	root := t.TempDir()
 	e := env{
@@ -50,7 +50,7 @@ func newEnv(t *testing.T) env {
 	return e
 }
 
-func mkdir(t *testing.T, parts ...string) string {
+func mkdir(t testing.TB, parts ...string) string {
 	t.Helper()
 	p := filepath.Join(parts...)
 	if err := os.MkdirAll(p, 0o755); err != nil {
@@ -59,7 +59,7 @@ func mkdir(t *testing.T, parts ...string) string {
 	return p
 }
 
-func writeFile(t *testing.T, p, body string) {
+func writeFile(t testing.TB, p, body string) {
 	t.Helper()
 	mkdir(t, filepath.Dir(p))
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {

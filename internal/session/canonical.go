@@ -42,25 +42,7 @@ func marshalNoEscape(v any) ([]byte, error) {
 func writeCanonical(buf *bytes.Buffer, v any) error {
 	switch t := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		buf.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeScalar(buf, k); err != nil {
-				return err
-			}
-			buf.WriteByte(':')
-			if err := writeCanonical(buf, t[k]); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
+		return writeObject(buf, t)
 	case []any:
 		buf.WriteByte('[')
 		for i, e := range t {
@@ -79,6 +61,29 @@ func writeCanonical(buf *bytes.Buffer, v any) error {
 	default:
 		return fmt.Errorf("canonical json: unexpected %T", v)
 	}
+	return nil
+}
+
+func writeObject(buf *bytes.Buffer, m map[string]any) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := writeScalar(buf, k); err != nil {
+			return err
+		}
+		buf.WriteByte(':')
+		if err := writeCanonical(buf, m[k]); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte('}')
 	return nil
 }
 

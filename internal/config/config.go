@@ -1,0 +1,129 @@
+// Package config reads a profile's config.yaml and .env (SPEC §2): defaults,
+// strict-enough decoding with errors that name the key path, validation, the
+// live command_allowlist and its one write path (AppendAllowlist), and the
+// redacted snapshot frozen into a session's policy.
+//
+// Unknown keys are ignored (and kept by AppendAllowlist); a key that is
+// absent or null keeps its default. Secrets never live in config.yaml: keys
+// are named by *_env variables and resolved from the process environment or
+// .env into a Secret, whose String and LogValue redact.
+package config
+
+// Config is the effective configuration of one profile (SPEC §2). The yaml
+// tags are the config.yaml keys; a "want" tag is the error text for a bad
+// value of that key.
+type Config struct {
+	Model            ModelConfig         `yaml:"model"`
+	Providers        map[string]Provider `yaml:"providers"`
+	Streaming        Streaming           `yaml:"streaming"`
+	Agent            Agent               `yaml:"agent"`
+	PlatformToolsets map[string][]string `yaml:"platform_toolsets"`
+	Approvals        Approvals           `yaml:"approvals"`
+	CommandAllowlist []string            `yaml:"command_allowlist"`
+	Compression      Compression         `yaml:"compression"`
+	Gateway          Gateway             `yaml:"gateway"`
+	Dashboard        Dashboard           `yaml:"dashboard"`
+}
+
+// ModelConfig is the default model endpoint.
+type ModelConfig struct {
+	Default       string `yaml:"default" want:"a non-empty model name"`
+	Provider      string `yaml:"provider"` // a name; "custom" = BaseURL
+	BaseURL       string `yaml:"base_url" want:"an http or https URL"`
+	APIKeyEnv     string `yaml:"api_key_env" want:"an environment variable name"` // "" = no key
+	ContextWindow int    `yaml:"context_window" want:"a positive integer"`         // tokens
+}
+
+// Provider is a named endpoint that session.create {provider} may select.
+type Provider struct {
+	BaseURL   string `yaml:"base_url" want:"an http or https URL"`
+	APIKeyEnv string `yaml:"api_key_env" want:"an environment variable name"`
+}
+
+// Streaming selects streamed model responses.
+type Streaming struct {
+	Enabled bool `yaml:"enabled"`
+}
+
+// Agent holds turn defaults.
+type Agent struct {
+	MaxTurns         int      `yaml:"max_turns" want:"a positive integer"`
+	ReasoningEffort  string   `yaml:"reasoning_effort"`
+	DisabledToolsets []string `yaml:"disabled_toolsets"`
+	ClarifyTimeout   Duration `yaml:"clarify_timeout"` // 0 = wait until answered
+	DefaultCwd       string   `yaml:"default_cwd"`     // "" = the user's home
+}
+
+// Approval modes.
+const (
+	ApprovalsManual = "manual"
+	ApprovalsOff    = "off" // yolo for every session; never the default
+)
+
+// Approvals configures command consent.
+type Approvals struct {
+	Mode    string   `yaml:"mode" want:"manual or off"`
+	Timeout Duration `yaml:"timeout"` // 0 = wait until answered
+}
+
+// Compression configures transcript compression.
+type Compression struct {
+	Enabled       bool    `yaml:"enabled"`
+	Threshold     float64 `yaml:"threshold" want:"a number in (0, 1]"` // share of the context window
+	ProtectFirstN int     `yaml:"protect_first_n" want:"a non-negative integer"`
+	ProtectLastN  int     `yaml:"protect_last_n" want:"a non-negative integer"`
+}
+
+// Gateway configures the listener.
+type Gateway struct {
+	Listen          string   `yaml:"listen" want:"host:port"`
+	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
+	MaxFrameBytes   int64    `yaml:"max_frame_bytes" want:"an integer of at least 1024"`
+}
+
+// Dashboard configures the web dashboard; a PublicURL means gated mode.
+type Dashboard struct {
+	PublicURL   string `yaml:"public_url" want:"an http or https URL"`
+	OIDC        OIDC   `yaml:"oidc"`
+	LegacyToken bool   `yaml:"legacy_token"`
+}
+
+// OIDC configures dashboard login in gated mode. Empty allow-lists allow
+// nobody.
+type OIDC struct {
+	Issuer          string   `yaml:"issuer"`
+	ClientID        string   `yaml:"client_id"`
+	ClientSecretEnv string   `yaml:"client_secret_env" want:"an environment variable name"`
+	AllowedSubjects []string `yaml:"allowed_subjects"`
+	AllowedEmails   []string `yaml:"allowed_emails"`
+}
+
+// Defaults returns the configuration of an empty config.yaml (SPEC §2).
+// Every call returns fresh maps and slices.
+func Defaults() Config {
+	return Config{
+		Model: ModelConfig{
+			Default:       "gpt-4.1-mini",
+			Provider:      "custom",
+			BaseURL:       "http://127.0.0.1:11434/v1",
+			APIKeyEnv:     "OPENAI_API_KEY",
+			ContextWindow: 128000,
+		},
+		Providers: map[string]Provider{},
+		Streaming: Streaming{Enabled: true},
+		Agent:     Agent{MaxTurns: 90, DisabledToolsets: []string{}},
+		PlatformToolsets: map[string][]string{
+			"cli": {"terminal", "file", "clarify", "todo"},
+			"acp": {"terminal", "file", "clarify"},
+		},
+		Approvals:        Approvals{Mode: ApprovalsManual},
+		CommandAllowlist: []string{},
+		Compression:      Compression{Enabled: true, Threshold: 0.8, ProtectFirstN: 3, ProtectLastN: 6},
+		Gateway: Gateway{
+			Listen:          "127.0.0.1:0",
+			ShutdownTimeout: Duration(10e9),
+			MaxFrameBytes:   1 << 20,
+		},
+		Dashboard: Dashboard{OIDC: OIDC{AllowedSubjects: []string{}, AllowedEmails: []string{}}},
+	}
+}

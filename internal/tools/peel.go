@@ -154,8 +154,10 @@ func carriedScripts(c *cmdView) []string {
 		if script, ok := shellInline(c.args); ok {
 			return []string{script}
 		}
-	case c.name == "eval" || c.name == "watch":
-		return []string{strings.Join(dropOptions(c.args), " ")}
+	case c.name == "eval":
+		return []string{strings.Join(c.args, " ")}
+	case c.name == "watch":
+		return []string{strings.Join(skipOptions(c.args, wrapper{argOpts: "n", longArgs: []string{"--interval"}}), " ")}
 	case c.name == "su" || c.name == "runuser":
 		for i, a := range c.args {
 			if (a == "-c" || a == "--command") && i+1 < len(c.args) {
@@ -167,14 +169,6 @@ func carriedScripts(c *cmdView) []string {
 		}
 	}
 	return nil
-}
-
-// dropOptions drops leading "-x" words (watch -n 1 is approximated).
-func dropOptions(args []string) []string {
-	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-		args = args[1:]
-	}
-	return args
 }
 
 // shellInline finds the script of "sh [opts] -c SCRIPT" (also -lc, -ec …).

@@ -49,8 +49,8 @@ var dangerousRules = []rule{
 		func(c *cmdView) bool {
 			return (c.name == "chown" || c.name == "chgrp") && hasFlag(c.args, 'R', "--recursive")
 		}},
-	{"pipe_to_shell", "runs a program read from a pipe (curl | sh)",
-		func(c *cmdView) bool { return c.piped && readsStdin(c) }},
+	{"pipe_to_shell", "runs a program read from a pipe or a process substitution (curl | sh)",
+		func(c *cmdView) bool { return readsStdin(c) && (c.piped || anyOf(c.args, hasSubMark)) }},
 	{"crontab_change", "replaces or removes the crontab",
 		func(c *cmdView) bool { return c.name == "crontab" && !(len(c.args) == 1 && c.args[0] == "-l") }},
 	{"find_delete", "deletes files found by find",
@@ -96,6 +96,8 @@ func forkBomb(s string) bool {
 	}
 	return false
 }
+
+func hasSubMark(s string) bool { return strings.Contains(s, subMark) }
 
 func anyOf(list []string, pred func(string) bool) bool {
 	for _, s := range list {
@@ -166,7 +168,7 @@ func criticalPath(p string) bool {
 	}
 	p = path.Clean(p)
 	for strings.HasSuffix(p, "/*") || strings.HasSuffix(p, "/.*") {
-		p = path.Clean(strings.TrimSuffix(strings.TrimSuffix(p, "/*"), "/.*"))
+		p = path.Clean("/" + strings.TrimSuffix(strings.TrimSuffix(p, "/*"), "/.*"))
 	}
-	return criticalDirs[p] || p == "/*"
+	return criticalDirs[p]
 }

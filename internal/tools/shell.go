@@ -62,9 +62,6 @@ func splitScript(src string) script {
 	for l.pos < len(l.src) {
 		l.step()
 	}
-	if l.pending != "" {
-		l.fail("redirection without a target")
-	}
 	l.endCommand(false)
 	if len(l.heredocs) > 0 {
 		l.fail("unterminated heredoc")

@@ -120,7 +120,7 @@ func (c *Client) Complete(ctx context.Context, req Request, h Handler) (*Respons
 		h = nopHandler{}
 	}
 	for attempt := 0; ; attempt++ {
-		resp, err := c.attempt(ctx, body, h)
+		resp, err := c.attempt(ctx, body, req.Stream, h)
 		var re *retryable
 		if err == nil || !errors.As(err, &re) {
 			return resp, err
@@ -157,7 +157,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // attempt performs one HTTP exchange.
-func (c *Client) attempt(parent context.Context, body []byte, h Handler) (*Response, error) {
+func (c *Client) attempt(parent context.Context, body []byte, stream bool, h Handler) (*Response, error) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	ctx, stop := context.WithTimeoutCause(ctx, c.cfg.Timeout, errAttemptTimeout)
@@ -180,10 +180,23 @@ func (c *Client) attempt(parent context.Context, body []byte, h Handler) (*Respo
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		return nil, c.statusErr(res)
 	}
-	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+	if isSSE(res.Header.Get("Content-Type"), stream) {
 		return c.readStream(parent, ctx, cancel, res.Body, h)
 	}
 	return c.readJSON(parent, ctx, res, h)
+}
+
+// isSSE decides how to read a 2xx body: by its Content-Type when it says
+// event-stream or JSON, else by what was asked for.
+func isSSE(contentType string, stream bool) bool {
+	switch {
+	case strings.HasPrefix(contentType, "text/event-stream"):
+		return true
+	case strings.Contains(contentType, "json"):
+		return false
+	default:
+		return stream
+	}
 }
 
 // statusErr turns a non-2xx reply into an *APIError.

@@ -311,3 +311,52 @@ func TestWireShape(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", b, want)
 	}
 }
+
+func TestAttemptTimeoutNotRetried(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.New(t)
+	b := modeltest.NewBarrier()
+	defer b.Release()
+	srv.Script(modeltest.Reply{Hold: b}, modeltest.Reply{Hold: b})
+	c := newClient(srv.URL(), func(c *model.Config) { c.Timeout = 50 * time.Millisecond })
+	_, err := c.Complete(context.Background(), userReq(true), nil)
+	if err == nil || !strings.Contains(err.Error(), "timed out after 50ms") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests, want 1", n)
+	}
+}
+
+func TestSSEWithoutContentType(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"))
+	}))
+	t.Cleanup(srv.Close)
+	resp, err := newClient(srv.URL, nil).Complete(context.Background(), userReq(true), nil)
+	if err != nil || resp.Message.Content != "x" {
+		t.Fatalf("%v %+v", err, resp)
+	}
+}
+
+func TestMessageJSONRoundTrip(t *testing.T) {
+	t.Parallel()
+	in := []model.Message{
+		{Role: "assistant", ToolCalls: []model.ToolCall{{ID: "1", Type: "function", Function: model.FunctionCall{Name: "t", Arguments: `{"a":1}`}}}},
+		{Role: "tool", ToolCallID: "1", Name: "t", Content: "out"},
+		{Role: "user", Content: "hi"},
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []model.Message
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(in, out); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}

@@ -118,6 +118,20 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
+// UnmarshalJSON reads the OpenAI shape written by MarshalJSON (so a
+// transcript stored as JSON round-trips; Reasoning is not part of it).
+func (m *Message) UnmarshalJSON(b []byte) error {
+	var w wireMessage
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*m = Message{Role: w.Role, ToolCalls: w.ToolCalls, ToolCallID: w.ToolCallID, Name: w.Name}
+	if w.Content != nil {
+		m.Content = *w.Content
+	}
+	return nil
+}
+
 // wireRequest is the JSON shape of Request.
 type wireRequest struct {
 	Model           string         `json:"model"`

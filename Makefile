@@ -1,0 +1,50 @@
+# Hermes Gateway — every target CI runs is here.
+GO        ?= go
+PKGS      := ./...
+BIN       := bin/hermes
+# CI-bounded crash/soak settings; `make crash-long` runs the long form.
+export CGO_ENABLED ?= 0
+
+.PHONY: all build fmt lint vet staticcheck test test-race verify bench crash crash-long ci clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/hermes
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+vet:
+	$(GO) vet $(PKGS)
+	$(GO) vet -tags faults $(PKGS)
+
+staticcheck:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 $(PKGS)
+
+lint: vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+# The README's test command: every package, the process tests and the
+# bounded crash suite.
+test:
+	$(GO) test -count=1 -timeout 15m $(PKGS)
+
+test-race:
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+crash:
+	$(GO) test -count=1 -timeout 10m ./test/crash/...
+
+crash-long:
+	HERMES_CRASH_SOAK=1 $(GO) test -count=1 -timeout 60m ./test/crash/...
+
+verify: lint build test
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./internal/store/ ./internal/events/ ./internal/rpc/ ./internal/control/ ./internal/model/... ./internal/agent/ ./test/bench/...
+
+ci: lint build test
+
+clean:
+	rm -rf bin

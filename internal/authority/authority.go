@@ -1,0 +1,171 @@
+package authority
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/hermes-gateway/hermes/internal/events"
+	"github.com/hermes-gateway/hermes/internal/protocol"
+	"github.com/hermes-gateway/hermes/internal/session"
+	"github.com/hermes-gateway/hermes/internal/store"
+	"github.com/hermes-gateway/hermes/internal/tools"
+)
+
+// Settings are the profile's live settings, read from config.yaml and .env
+// when a session is created and when a turn or an approval needs them. The
+// frozen policy of a session always wins over them.
+type Settings struct {
+	Defaults        session.Defaults
+	ProfileKey      func(provider string) string // the profile's api key for a provider; "" if none
+	Allowlist       []string                     // command_allowlist, read live
+	ApprovalsOff    bool                         // approvals.mode off: yolo for every session
+	ApprovalTimeout time.Duration                // 0 = wait until answered
+	ClarifyTimeout  time.Duration                // 0 = wait until answered
+	ContextWindow   int
+	Compression     Compression
+}
+
+// Compression mirrors config.yaml compression.
+type Compression struct {
+	Enabled       bool
+	Threshold     float64
+	ProtectFirstN int
+	ProtectLastN  int
+}
+
+// Config wires an Authority.
+type Config struct {
+	Store      *store.Store
+	Hub        *events.Hub
+	ProfileID  string
+	InstanceID string
+	Epoch      int64
+	Logger     *slog.Logger
+	// Settings reads the live settings; it is called often, so it should be cheap.
+	Settings func() Settings
+	// AppendAllowlist records an "always" approval in config.yaml.
+	AppendAllowlist func(pattern string) error
+	// Processes is told about every tool child process (control socket refusal).
+	Processes tools.ProcessTracker
+	SkillsDir string
+	// WorkerCommand, when set, is the argv that runs a safe-mode turn in an
+	// isolated process (hermes worker).
+	WorkerCommand []string
+}
+
+// Authority owns execution for one profile. Create it with New, call Recover
+// before accepting connections, Schedule once ready, and Close on shutdown.
+type Authority struct {
+	cfg    Config
+	log    *slog.Logger
+	ctx    context.Context // cancelled by Close: stops every turn
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // executors
+
+	mu       sync.Mutex
+	live     map[string]*live // logical id → live session; guarded by mu
+	draining bool             // guarded by mu
+	scheduling bool           // guarded by mu: Schedule was called
+	stale    bool             // guarded by mu: our epoch was fenced off
+}
+
+// New returns an Authority; it starts nothing.
+func New(cfg Config) *Authority {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Authority{cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel, live: map[string]*live{}}
+}
+
+// ProfileID is the opaque id of the profile this authority serves.
+func (a *Authority) ProfileID() string { return a.cfg.ProfileID }
+
+// InstanceID is this process's instance id.
+func (a *Authority) InstanceID() string { return a.cfg.InstanceID }
+
+// Epoch is this authority's runtime epoch.
+func (a *Authority) Epoch() int64 { return a.cfg.Epoch }
+
+// Drain stops admitting: session.create and prompt.submit answer
+// runtime_draining from now on. Running turns go on.
+func (a *Authority) Drain() {
+	a.mu.Lock()
+	a.draining = true
+	a.mu.Unlock()
+}
+
+func (a *Authority) isDraining() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.draining || a.stale
+}
+
+// Wait blocks until no turn is running or ctx is done.
+func (a *Authority) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { a.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close interrupts every running turn and joins the executors.
+func (a *Authority) Close() {
+	a.Drain()
+	a.cancel()
+	a.wg.Wait()
+}
+
+// Describe answers runtime.describe.
+func (a *Authority) Describe() protocol.RuntimeDescribeResult {
+	return protocol.RuntimeDescribeResult{
+		InstanceID:     a.cfg.InstanceID,
+		ProfileID:      a.cfg.ProfileID,
+		AuthorityEpoch: a.cfg.Epoch,
+		Capabilities:   protocol.RuntimeCapabilities,
+		SessionCreate: protocol.CreateSurface{
+			Sources:    protocol.Sources,
+			Parameters: protocol.CreateParameterNames,
+		},
+	}
+}
+
+// Counts answers the control socket's status verb.
+type Counts struct {
+	SessionsLive, Queued, Running, Unknown int
+}
+
+// Counts reads the admission counts and the number of live sessions.
+func (a *Authority) Counts(ctx context.Context) (Counts, error) {
+	c, err := a.cfg.Store.Counts(ctx)
+	if err != nil {
+		return Counts{}, err
+	}
+	a.mu.Lock()
+	n := len(a.live)
+	a.mu.Unlock()
+	return Counts{SessionsLive: n, Queued: c.Queued, Running: c.Started, Unknown: c.Unknown}, nil
+}
+
+// fenced reports err as the daemon-wide fact it is: another process owns the
+// database. The authority stops admitting and executing.
+func (a *Authority) fenced(err error) error {
+	if errors.Is(err, store.ErrStaleEpoch) {
+		a.mu.Lock()
+		first := !a.stale
+		a.stale = true
+		a.mu.Unlock()
+		if first {
+			a.log.Error("epoch fenced: another gateway owns this database; execution stopped")
+		}
+		return protocol.Wrap(protocol.ReasonStaleEpoch, err)
+	}
+	return err
+}

@@ -1,0 +1,156 @@
+package authority
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hermes-gateway/hermes/internal/faults"
+	"github.com/hermes-gateway/hermes/internal/model"
+	"github.com/hermes-gateway/hermes/internal/protocol"
+	"github.com/hermes-gateway/hermes/internal/store"
+)
+
+// summaryPrefix marks the summary message of a compressed transcript.
+const summaryPrefix = "[Summary of the earlier conversation]\n"
+
+const summaryInstruction = "Summarize the conversation below for the assistant that will continue it. " +
+	"Keep every decision, file path, command, open question and unfinished task. Be concise."
+
+// compress answers session.mutate compress: the model writes a summary of
+// the middle of the transcript; the child keeps the protected first and last
+// messages around it.
+func (a *Authority) compress(ctx context.Context, m mutation) (protocol.SessionMutateResult, error) {
+	if err := strictPayload(m.params.Payload, &struct{}{}); err != nil {
+		return protocol.SessionMutateResult{}, protocol.Errorf(protocol.ReasonInvalidParams, "compress takes an empty payload")
+	}
+	if err := m.l.reserve(); err != nil {
+		return protocol.SessionMutateResult{}, err
+	}
+	defer a.release(m.l)
+	msgs, err := a.compacted(ctx, m.l)
+	if err != nil {
+		return protocol.SessionMutateResult{}, err
+	}
+	var res protocol.SessionMutateResult
+	n := len(msgs)
+	err = a.publishCompressed(ctx, m.l, msgs, func(tx *store.Tx, j *journal) error {
+		if _, err := fence(tx, m); err != nil {
+			return err
+		}
+		var err error
+		res, err = a.finishMutation(tx, j, m, &n)
+		return err
+	})
+	return res, err
+}
+
+func (a *Authority) publishCompressed(ctx context.Context, l *live, msgs []store.Message, fn func(*store.Tx, *journal) error) error {
+	parent := l.current().Entry.SessionID
+	c := child{
+		endReason: "compression", modelConfig: map[string]any{"_compressed_from": parent},
+		messages: msgs, faultPoint: faults.CompressBeforeCommit,
+	}
+	if err := a.publishChild(ctx, l, c, fn); err != nil {
+		return err
+	}
+	faults.Hit(faults.CompressAfterCommit)
+	return nil
+}
+
+// compacted builds the child transcript: protected head, the model's summary
+// of the middle, protected tail (never starting with an orphaned tool result).
+func (a *Authority) compacted(ctx context.Context, l *live) ([]store.Message, error) {
+	r := l.current()
+	rows, _, err := a.cfg.Store.Messages(ctx, r.Entry.SessionID, maxHistory)
+	if err != nil {
+		return nil, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+	}
+	c := a.cfg.Settings().Compression
+	head, tail := split(rows, c.ProtectFirstN, c.ProtectLastN)
+	middle := rows[head:tail]
+	if len(middle) == 0 {
+		return rows, nil
+	}
+	summary, err := a.summarize(ctx, l, middle)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]store.Message{}, rows[:head]...)
+	out = append(out, store.Message{Role: "user", Content: summaryPrefix + summary})
+	return append(out, rows[tail:]...), nil
+}
+
+// split returns the end of the protected head and the start of the
+// protected tail, keeping tool results with their assistant call.
+func split(rows []store.Message, first, last int) (int, int) {
+	head := min(max(first, 0), len(rows))
+	for head < len(rows) && rows[head].Role == "tool" {
+		head++
+	}
+	tail := max(len(rows)-max(last, 0), head)
+	for tail > head && rows[tail].Role == "tool" {
+		tail--
+	}
+	return head, tail
+}
+
+func (a *Authority) summarize(ctx context.Context, l *live, middle []store.Message) (string, error) {
+	r := l.current()
+	var b strings.Builder
+	for _, m := range middle {
+		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
+		if m.ToolCallsJSON != "" {
+			fmt.Fprintf(&b, "(tool calls: %s)\n", m.ToolCallsJSON)
+		}
+	}
+	client := model.New(model.Config{BaseURL: r.Policy.BaseURL, APIKey: a.modelKey(l, r.Policy, a.cfg.Settings())})
+	resp, err := client.Complete(ctx, model.Request{
+		Model: r.Policy.Model,
+		Messages: []model.Message{
+			{Role: "system", Content: summaryInstruction},
+			{Role: "user", Content: b.String()},
+		},
+	}, nil)
+	if err != nil {
+		return "", protocol.Errorf(protocol.ReasonStorageUnavailable, "the model could not summarize: %v", err)
+	}
+	return resp.Message.Content, nil
+}
+
+// autoCompress compresses before a turn when the transcript nears the
+// context window (compression.threshold); it runs on the session's
+// executor, so no turn is running and none can start.
+func (a *Authority) autoCompress(ctx context.Context, l *live) {
+	s := a.cfg.Settings()
+	if !s.Compression.Enabled || s.ContextWindow <= 0 || s.Compression.Threshold <= 0 {
+		return
+	}
+	rows, _, err := a.cfg.Store.Messages(ctx, l.current().Entry.SessionID, maxHistory)
+	if err != nil || estimateTokens(rows) < int(s.Compression.Threshold*float64(s.ContextWindow)) {
+		return
+	}
+	msgs, err := a.compacted(ctx, l)
+	if err != nil {
+		a.log.Warn("automatic compression failed; the turn goes on uncompressed", "session_id", l.id, "err", err)
+		return
+	}
+	err = a.publishCompressed(ctx, l, msgs, func(tx *store.Tx, j *journal) error {
+		if _, err := tx.BumpRevision(l.id); err != nil {
+			return err
+		}
+		return a.addInfo(tx, j, l, true, stamp{})
+	})
+	if err != nil {
+		a.log.Warn("automatic compression not published", "session_id", l.id, "err", err)
+	}
+}
+
+// estimateTokens is the usual 4-bytes-per-token estimate.
+func estimateTokens(rows []store.Message) int {
+	n := 0
+	for _, m := range rows {
+		n += len(m.Content) + len(m.ToolCallsJSON)
+	}
+	return n / 4
+}

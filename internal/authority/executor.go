@@ -1,0 +1,190 @@
+package authority
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/hermes-gateway/hermes/internal/faults"
+	"github.com/hermes-gateway/hermes/internal/protocol"
+	"github.com/hermes-gateway/hermes/internal/store"
+)
+
+// Schedule starts executing: every live session with queued rows is kicked.
+// The daemon calls it once, after the listener is ready, so recovered rows
+// never run before readiness.
+func (a *Authority) Schedule() {
+	a.mu.Lock()
+	a.scheduling = true
+	all := make([]*live, 0, len(a.live))
+	for _, l := range a.live {
+		all = append(all, l)
+	}
+	a.mu.Unlock()
+	for _, l := range all {
+		a.kick(l)
+	}
+}
+
+// kick makes sure an executor drains l's FIFO. At most one executor per
+// session runs at a time (tailscale execqueue style): a kick during a drain
+// only marks the session dirty so the executor looks again before exiting.
+func (a *Authority) kick(l *live) {
+	a.mu.Lock()
+	ok := a.scheduling && !a.stale && a.ctx.Err() == nil
+	if ok {
+		a.wg.Add(1)
+	}
+	a.mu.Unlock()
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	if l.executing {
+		l.dirty = true
+		l.mu.Unlock()
+		a.wg.Done()
+		return
+	}
+	l.executing = true
+	l.mu.Unlock()
+	go func() {
+		defer a.wg.Done()
+		a.drain(l)
+	}()
+}
+
+func (a *Authority) drain(l *live) {
+	for {
+		if a.step(l) {
+			continue
+		}
+		l.mu.Lock()
+		if l.dirty {
+			l.dirty = false
+			l.mu.Unlock()
+			continue
+		}
+		l.executing = false
+		l.mu.Unlock()
+		return
+	}
+}
+
+// step claims and runs the oldest queued row; false when there is none or the
+// FIFO is blocked (unknown row, missing launch key, stopping).
+func (a *Authority) step(l *live) bool {
+	if a.ctx.Err() != nil || l.blocked() {
+		return false
+	}
+	adm, ok, err := a.claim(l)
+	if err != nil {
+		if !errors.Is(err, store.ErrUnknownExecution) {
+			a.log.Error("claim failed", "session_id", l.id, "err", err)
+		}
+		return false
+	}
+	if !ok {
+		return false
+	}
+	a.runTurn(l, adm)
+	return true
+}
+
+// claim moves the oldest queued row to started (generation+1) and journals
+// message.start; l.running flips with the commit.
+func (a *Authority) claim(l *live) (store.Admission, bool, error) {
+	var adm store.Admission
+	var ok bool
+	err := a.commit(a.ctx, l.id, func(tx *store.Tx, j *journal) error {
+		var err error
+		if adm, ok, err = tx.ClaimNext(l.id); err != nil || !ok {
+			return err
+		}
+		s := stamp{generation: adm.Generation, admissionID: adm.AdmissionID}
+		if err := j.add(protocol.EventMessageStart, struct{}{}, s); err != nil {
+			return err
+		}
+		if err := a.addInfo(tx, j, l, true, s); err != nil {
+			return err
+		}
+		faults.Hit(faults.ClaimBeforeCommit)
+		return nil
+	}, func() {
+		if ok {
+			l.mu.Lock()
+			l.running, l.generation, l.admission = true, adm.Generation, adm.AdmissionID
+			l.mu.Unlock()
+		}
+	})
+	if err == nil && ok {
+		faults.Hit(faults.ClaimAfterCommit)
+	}
+	return adm, ok, err
+}
+
+// runTurn executes one claimed row and settles it exactly once. A turn cut
+// by the daemon stopping is not settled: it was really cut, so the next
+// epoch marks it unknown.
+func (a *Authority) runTurn(l *live, adm store.Admission) {
+	ctx, cancel := context.WithCancel(a.ctx)
+	defer cancel()
+	l.mu.Lock()
+	l.cancelTurn = cancel
+	l.mu.Unlock()
+	res := a.execute(ctx, l, adm)
+	if a.ctx.Err() != nil {
+		return
+	}
+	if err := a.settle(l, adm, res); err != nil {
+		a.log.Error("settle failed; the row stays started and becomes unknown at the next start",
+			"session_id", l.id, "admission_id", adm.AdmissionID, "err", err)
+	}
+}
+
+// turnResult is what an executed turn reports for settlement.
+type turnResult struct {
+	Text    string
+	Outcome string
+	Error   string
+	Usage   json.RawMessage
+}
+
+func (a *Authority) settle(l *live, adm store.Admission, res turnResult) error {
+	s := stamp{generation: adm.Generation, admissionID: adm.AdmissionID}
+	result, _ := json.Marshal(map[string]any{"text": res.Text, "error": res.Error, "usage": res.Usage})
+	ctx := context.WithoutCancel(a.ctx)
+	return a.commit(ctx, l.id, func(tx *store.Tx, j *journal) error {
+		if _, err := tx.Settle(adm.AdmissionID, adm.Generation, res.Outcome, string(result)); err != nil {
+			return err
+		}
+		done := protocol.MessageCompletePayload{
+			Text: res.Text, AdmissionID: adm.AdmissionID, Outcome: res.Outcome, Error: res.Error, Usage: res.Usage,
+		}
+		if err := j.add(protocol.EventMessageComplete, done, s); err != nil {
+			return err
+		}
+		if err := a.addInfo(tx, j, l, false, stamp{}); err != nil {
+			return err
+		}
+		faults.Hit(faults.SettleBeforeCommit)
+		return nil
+	}, func() {
+		l.mu.Lock()
+		l.running, l.cancelTurn, l.prompts = false, nil, nil
+		l.mu.Unlock()
+	})
+}
+
+// panicResult turns a recovered panic of one turn into a failed settlement:
+// a panic is contained to its session (reliability F24).
+func panicResult(v any) turnResult {
+	return turnResult{Outcome: protocol.OutcomeFailed, Error: fmt.Sprintf("internal error: %v", v)}
+}
+
+func hit(point string) {
+	if point != "" {
+		faults.Hit(point)
+	}
+}

@@ -1,0 +1,124 @@
+package authority
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/hermes-gateway/hermes/internal/protocol"
+	"github.com/hermes-gateway/hermes/internal/store"
+)
+
+// stamp is the execution stamp of events a claimed turn causes (SPEC §7).
+type stamp struct {
+	generation  int64
+	admissionID string
+}
+
+// journal collects the events a transaction appends to one session's
+// journal; they are published only after that transaction commits.
+type journal struct {
+	tx    *store.Tx
+	sid   string
+	epoch int64
+	out   []protocol.Event
+}
+
+func (j *journal) add(typ string, payload any, s stamp) error {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	e := store.Event{Type: typ, PayloadJSON: string(b), ExecutionGeneration: s.generation, AdmissionID: s.admissionID}
+	if s.generation != 0 || s.admissionID != "" {
+		e.AuthorityEpoch = j.epoch
+	}
+	saved, err := j.tx.AppendEvent(j.sid, e)
+	if err != nil {
+		return err
+	}
+	j.out = append(j.out, wireEvent(saved))
+	return nil
+}
+
+func wireEvent(e store.Event) protocol.Event {
+	return protocol.Event{
+		Type:                e.Type,
+		SessionID:           e.SessionID,
+		Seq:                 e.Seq,
+		ReplayEpoch:         e.ReplayEpoch,
+		Payload:             json.RawMessage(e.PayloadJSON),
+		AuthorityEpoch:      e.AuthorityEpoch,
+		ExecutionGeneration: e.ExecutionGeneration,
+		AdmissionID:         e.AdmissionID,
+	}
+}
+
+// WireEvents converts journal rows (e.g. from store.BeginEpoch) to wire events.
+func WireEvents(evs []store.Event) []protocol.Event {
+	out := make([]protocol.Event, len(evs))
+	for i, e := range evs {
+		out[i] = wireEvent(e)
+	}
+	return out
+}
+
+// commit runs fn in one epoch-fenced transaction on session sid, then
+// publishes the events it journaled; after (may be nil) runs once the
+// transaction committed, still under the session's hub lock, so in-memory
+// state changes become visible exactly with their events.
+func (a *Authority) commit(ctx context.Context, sid string, fn func(tx *store.Tx, j *journal) error, after func()) error {
+	return a.cfg.Hub.Commit(sid, func() ([]protocol.Event, error) {
+		var out []protocol.Event
+		err := a.cfg.Store.InTx(ctx, a.cfg.Epoch, func(tx *store.Tx) error {
+			j := &journal{tx: tx, sid: sid, epoch: a.cfg.Epoch}
+			if err := fn(tx, j); err != nil {
+				return err
+			}
+			out = j.out
+			return nil
+		})
+		if err != nil {
+			return nil, a.fenced(err)
+		}
+		if after != nil {
+			after()
+		}
+		return out, nil
+	})
+}
+
+// emit journals and publishes events that change no other state.
+func (a *Authority) emit(ctx context.Context, l *live, typ string, payload any, s stamp) error {
+	return a.commit(ctx, l.id, func(_ *store.Tx, j *journal) error {
+		return j.add(typ, payload, s)
+	}, nil)
+}
+
+// infoPayload builds the session.info event payload inside a transaction.
+func (a *Authority) infoPayload(tx *store.Tx, l *live, running bool) (protocol.SessionInfoPayload, error) {
+	row, err := tx.Session(l.id)
+	if err != nil {
+		return protocol.SessionInfoPayload{}, err
+	}
+	pending, err := tx.PendingAdmissions(l.id)
+	if err != nil {
+		return protocol.SessionInfoPayload{}, err
+	}
+	return protocol.SessionInfoPayload{
+		StoredSessionID:     l.id,
+		Pending:             pendingList(pending),
+		Running:             running,
+		ExecutionGeneration: row.RuntimeGeneration,
+		Revision:            row.RuntimeRevision,
+		DesktopProtocol:     protocol.DesktopProtocol,
+		PausedReason:        l.pausedReason(),
+	}, nil
+}
+
+func (a *Authority) addInfo(tx *store.Tx, j *journal, l *live, running bool, s stamp) error {
+	p, err := a.infoPayload(tx, l, running)
+	if err != nil {
+		return err
+	}
+	return j.add(protocol.EventSessionInfo, p, s)
+}

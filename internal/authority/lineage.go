@@ -1,0 +1,97 @@
+package authority
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/hermes-gateway/hermes/internal/protocol"
+	"github.com/hermes-gateway/hermes/internal/session"
+	"github.com/hermes-gateway/hermes/internal/store"
+)
+
+// child describes a new physical transcript to publish (compress or reset).
+type child struct {
+	endReason   string          // the parent's end_reason: "compression" | "session_reset"
+	modelConfig map[string]any  // lineage marker of the child row
+	messages    []store.Message // the child's initial transcript
+	faultPoint  string          // crash point right before the commit
+}
+
+// reserve stops the FIFO from claiming while a compress or reset builds its
+// child outside the transaction; a running turn refuses the mutation.
+func (l *live) reserve() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.running || l.busy {
+		return protocol.Errorf(protocol.ReasonAdmissionConflict, "a turn is running; try again when it ends")
+	}
+	l.busy = true
+	return nil
+}
+
+func (a *Authority) release(l *live) {
+	l.mu.Lock()
+	l.busy = false
+	l.mu.Unlock()
+	a.kick(l)
+}
+
+// publishChild commits, in one transaction: the child row and its messages,
+// the parent's end, the advanced receipt (entry.session_id, lineage) and
+// route, then fn (the mutation's bookkeeping). The in-memory receipt moves
+// only after the commit. An aborted publication changes nothing.
+func (a *Authority) publishChild(ctx context.Context, l *live, c child, fn func(tx *store.Tx, j *journal) error) error {
+	r := l.current()
+	parent := r.Entry.SessionID
+	now := time.Now().UTC()
+	childID := "t-" + newID()
+	next := r.Advance(childID, now)
+	marker, _ := json.Marshal(c.modelConfig)
+	receipt, err := session.CanonicalJSON(next)
+	if err != nil {
+		return err
+	}
+	entry, _ := session.CanonicalJSON(next.Entry)
+	return a.commit(ctx, l.id, func(tx *store.Tx, j *journal) error {
+		prow, err := tx.Session(parent)
+		if err != nil {
+			return err
+		}
+		if prow.EndReason == "compression" || prow.EndReason == "session_reset" {
+			return protocol.Errorf(protocol.ReasonAdmissionConflict, "the transcript was already replaced")
+		}
+		row := store.Session{
+			ID: childID, Source: r.Policy.Source, UserID: r.PrincipalID, SessionKey: r.Route, ChatID: l.id,
+			Model: r.Policy.Model, Cwd: r.Policy.Cwd, ParentSessionID: parent, ModelConfig: string(marker),
+			StartedAtMs: now.UnixMilli(), Hidden: true,
+		}
+		if err := tx.InsertSession(row); err != nil {
+			return err
+		}
+		for _, m := range c.messages {
+			m.ID, m.SessionID = 0, childID
+			if _, err := tx.AppendMessage(m); err != nil {
+				return err
+			}
+		}
+		if err := tx.EndSession(parent, c.endReason, now.UnixMilli()); err != nil {
+			return err
+		}
+		if err := tx.PutRoute(store.Route{SessionKey: r.Route, EntryJSON: string(entry), UpdatedAtMs: now.UnixMilli()}); err != nil {
+			return err
+		}
+		if err := tx.PutMeta(session.ReceiptKey(l.id), string(receipt)); err != nil {
+			return err
+		}
+		if err := fn(tx, j); err != nil {
+			return err
+		}
+		hit(c.faultPoint)
+		return nil
+	}, func() {
+		l.mu.Lock()
+		l.receipt = next
+		l.mu.Unlock()
+	})
+}

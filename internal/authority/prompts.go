@@ -1,0 +1,266 @@
+package authority
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/hermes-gateway/hermes/internal/auth"
+	"github.com/hermes-gateway/hermes/internal/faults"
+	"github.com/hermes-gateway/hermes/internal/protocol"
+	"github.com/hermes-gateway/hermes/internal/store"
+	"github.com/hermes-gateway/hermes/internal/tools"
+)
+
+// maxAnswerLen bounds a clarify answer.
+const maxAnswerLen = 16384
+
+// prompt is a pending approval or clarify request of a running generation.
+// It is answered at most once: the first valid respond wins.
+type prompt struct {
+	wire   protocol.Prompt
+	answer chan answer // buffered 1; receives exactly one answer
+}
+
+type answer struct{ value, by string }
+
+func promptList(ps []*prompt) []protocol.Prompt {
+	out := make([]protocol.Prompt, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.wire)
+	}
+	return out
+}
+
+// ask journals the request, registers the prompt (visible in snapshots from
+// that commit on), and waits for an answer, the timeout or ctx.
+func (a *Authority) ask(ctx context.Context, l *live, s stamp, pr *prompt, typ string, payload any, timeout time.Duration) (answer, error) {
+	err := a.commit(context.WithoutCancel(ctx), l.id, func(_ *store.Tx, j *journal) error {
+		return j.add(typ, payload, s)
+	}, func() {
+		l.mu.Lock()
+		l.prompts = append(l.prompts, pr)
+		l.mu.Unlock()
+	})
+	if err != nil {
+		return answer{}, err
+	}
+	if typ == protocol.EventApprovalRequest {
+		faults.Hit(faults.ApprovalAfterRequest)
+	}
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case ans := <-pr.answer:
+		return ans, nil
+	case <-expired:
+		return a.expire(l, s, pr)
+	case <-ctx.Done():
+		a.take(l, pr.wire.PromptID)
+		return answer{}, ctx.Err()
+	}
+}
+
+// expire settles a prompt by timeout unless a viewer answered first.
+func (a *Authority) expire(l *live, s stamp, pr *prompt) (answer, error) {
+	if !a.take(l, pr.wire.PromptID) {
+		return <-pr.answer, nil
+	}
+	ans := answer{by: "timeout"}
+	if pr.wire.Kind == "approval" {
+		ans.value = protocol.ChoiceDeny
+	}
+	a.publishSettled(l, s, pr, ans)
+	return ans, nil
+}
+
+// take removes a pending prompt; false if it was already answered.
+func (a *Authority) take(l *live, id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i := slices.IndexFunc(l.prompts, func(p *prompt) bool { return p.wire.PromptID == id })
+	if i < 0 {
+		return false
+	}
+	l.prompts = slices.Delete(l.prompts, i, i+1)
+	l.resolved[id] = true
+	return true
+}
+
+func (a *Authority) publishSettled(l *live, s stamp, pr *prompt, ans answer) {
+	var typ string
+	var payload any
+	if pr.wire.Kind == "approval" {
+		typ = protocol.EventApprovalSettled
+		payload = protocol.ApprovalSettledPayload{PromptID: pr.wire.PromptID, ExecutionGeneration: s.generation, Choice: ans.value, By: ans.by}
+	} else {
+		typ = protocol.EventClarifySettled
+		payload = protocol.ClarifySettledPayload{PromptID: pr.wire.PromptID, ExecutionGeneration: s.generation}
+	}
+	if err := a.emit(context.WithoutCancel(a.ctx), l, typ, payload, s); err != nil {
+		a.log.Error("journal settled prompt failed", "session_id", l.id, "err", err)
+	}
+}
+
+// respond delivers a viewer's answer to the prompt of the running generation.
+func (a *Authority) respond(ctx context.Context, p auth.Principal, sid string, gen int64, id, kind, value string, capability string) (protocol.RespondResult, error) {
+	l, err := a.access(ctx, p, sid, capability)
+	if err != nil {
+		return protocol.RespondResult{}, err
+	}
+	l.mu.Lock()
+	if !l.running || gen != l.generation {
+		l.mu.Unlock()
+		return protocol.RespondResult{}, protocol.Errorf(protocol.ReasonStaleGeneration, "no running execution with that generation")
+	}
+	if l.resolved[id] {
+		l.mu.Unlock()
+		return protocol.RespondResult{Status: "already_resolved", PromptID: id}, nil
+	}
+	i := slices.IndexFunc(l.prompts, func(pr *prompt) bool { return pr.wire.PromptID == id && pr.wire.Kind == kind })
+	if i < 0 {
+		l.mu.Unlock()
+		return protocol.RespondResult{}, protocol.Errorf(protocol.ReasonNotFound, "no pending %s prompt %s", kind, id)
+	}
+	pr := l.prompts[i]
+	if kind == "approval" && !slices.Contains(pr.wire.Choices, value) {
+		l.mu.Unlock()
+		return protocol.RespondResult{}, protocol.Errorf(protocol.ReasonInvalidParams, "choice must be one of %v", pr.wire.Choices)
+	}
+	l.prompts = slices.Delete(l.prompts, i, i+1)
+	l.resolved[id] = true
+	stamped := stamp{generation: l.generation, admissionID: l.admission}
+	l.mu.Unlock()
+	ans := answer{value: value, by: p.Subject}
+	a.publishSettled(l, stamped, pr, ans)
+	pr.answer <- ans
+	return protocol.RespondResult{Status: "resolved", PromptID: id}, nil
+}
+
+// RespondApproval answers approval.respond.
+func (a *Authority) RespondApproval(ctx context.Context, p auth.Principal, params protocol.ApprovalRespondParams) (protocol.RespondResult, error) {
+	return a.respond(ctx, p, params.SessionID, params.ExecutionGeneration, params.PromptID, "approval", params.Choice, protocol.CapApprove)
+}
+
+// RespondClarify answers clarify.respond.
+func (a *Authority) RespondClarify(ctx context.Context, p auth.Principal, params protocol.ClarifyRespondParams) (protocol.RespondResult, error) {
+	if len(params.Answer) > maxAnswerLen {
+		return protocol.RespondResult{}, protocol.Errorf(protocol.ReasonInvalidParams, "answer is longer than %d bytes", maxAnswerLen)
+	}
+	return a.respond(ctx, p, params.SessionID, params.ExecutionGeneration, params.PromptID, "clarify", params.Answer, protocol.CapRespond)
+}
+
+// approver is the gateway's tools.Approver for one turn.
+type approver struct {
+	a    *Authority
+	l    *live
+	s    stamp
+	yolo bool
+}
+
+func (ap *approver) Approve(ctx context.Context, req tools.ApprovalRequest) (bool, error) {
+	a, l := ap.a, ap.l
+	settings := a.cfg.Settings()
+	if ap.yolo || settings.ApprovalsOff || allowlisted(settings.Allowlist, req) {
+		return true, nil
+	}
+	l.mu.Lock()
+	ok := l.approved[req.Pattern]
+	l.mu.Unlock()
+	if ok && req.Pattern != "" {
+		return true, nil
+	}
+	pr := &prompt{answer: make(chan answer, 1), wire: protocol.Prompt{
+		PromptID: newID(), Kind: "approval", ExecutionGeneration: ap.s.generation,
+		Command: req.Command, Description: req.Description, Choices: protocol.ApprovalChoices,
+	}}
+	payload := protocol.ApprovalRequestPayload{
+		Kind: "approval", PromptID: pr.wire.PromptID, ExecutionGeneration: ap.s.generation,
+		Command: req.Command, Description: req.Description, Choices: protocol.ApprovalChoices,
+	}
+	ans, err := a.ask(ctx, l, ap.s, pr, protocol.EventApprovalRequest, payload, settings.ApprovalTimeout)
+	if err != nil {
+		return false, err
+	}
+	faults.Hit(faults.ApprovalAfterResponse)
+	return ap.apply(ans.value, req), nil
+}
+
+func (ap *approver) apply(choice string, req tools.ApprovalRequest) bool {
+	switch choice {
+	case protocol.ChoiceOnce:
+		return true
+	case protocol.ChoiceSession:
+		ap.l.mu.Lock()
+		ap.l.approved[req.Pattern] = true
+		ap.l.mu.Unlock()
+		return true
+	case protocol.ChoiceAlways:
+		if ap.a.cfg.AppendAllowlist != nil {
+			if err := ap.a.cfg.AppendAllowlist(allowKey(req)); err != nil {
+				ap.a.log.Error("could not record the always-approval in config.yaml", "err", err)
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// allowKey is what an "always" approval records: the classifier pattern,
+// else the exact command.
+func allowKey(req tools.ApprovalRequest) string {
+	if req.Pattern != "" {
+		return req.Pattern
+	}
+	return req.Command
+}
+
+func allowlisted(list []string, req tools.ApprovalRequest) bool {
+	for _, item := range list {
+		if item != "" && (item == req.Pattern || item == req.Command) {
+			return true
+		}
+	}
+	return false
+}
+
+// clarifier is the gateway's tools.Clarifier for one turn.
+type clarifier struct {
+	a *Authority
+	l *live
+	s stamp
+}
+
+func (c *clarifier) Ask(ctx context.Context, q tools.Question) (string, error) {
+	choices := q.Choices
+	if choices == nil {
+		choices = []string{}
+	}
+	pr := &prompt{answer: make(chan answer, 1), wire: protocol.Prompt{
+		PromptID: newID(), Kind: "clarify", ExecutionGeneration: c.s.generation,
+		Question: q.Question, Choices: choices, MultiSelect: q.MultiSelect,
+	}}
+	payload := protocol.ClarifyRequestPayload{
+		Kind: "clarify", PromptID: pr.wire.PromptID, ExecutionGeneration: c.s.generation,
+		Question: q.Question, Choices: choices, MultiSelect: q.MultiSelect,
+	}
+	ans, err := c.a.ask(ctx, c.l, c.s, pr, protocol.EventClarifyRequest, payload, c.a.cfg.Settings().ClarifyTimeout)
+	return ans.value, err
+}
+
+// uiSink journals ui.* events for GUI viewers.
+type uiSink struct {
+	a *Authority
+	l *live
+	s stamp
+}
+
+func (u *uiSink) UIEvent(kind string, payload any) {
+	if err := u.a.emit(context.WithoutCancel(u.a.ctx), u.l, kind, payload, u.s); err != nil {
+		u.a.log.Error("journal ui event failed", "session_id", u.l.id, "err", err)
+	}
+}

@@ -1,0 +1,193 @@
+package authority
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/hermes-gateway/hermes/internal/agent"
+	"github.com/hermes-gateway/hermes/internal/model"
+	"github.com/hermes-gateway/hermes/internal/protocol"
+	"github.com/hermes-gateway/hermes/internal/session"
+	"github.com/hermes-gateway/hermes/internal/store"
+	"github.com/hermes-gateway/hermes/internal/tools"
+)
+
+// maxHistory bounds the transcript a turn sends (compression keeps it small).
+const maxHistory = 100000
+
+// maxEventResult cuts a tool result carried in an event (SPEC §7).
+const maxEventResult = 64 << 10
+
+// execute runs one claimed admission with the session's frozen policy. It
+// never returns an error: every failure is an outcome the row settles with.
+func (a *Authority) execute(ctx context.Context, l *live, adm store.Admission) (res turnResult) {
+	defer func() {
+		if v := recover(); v != nil {
+			a.log.Error("turn panicked; contained to its session", "session_id", l.id, "panic", v)
+			res = panicResult(v)
+		}
+	}()
+	a.autoCompress(ctx, l)
+	r := l.current()
+	s := stamp{generation: adm.Generation, admissionID: adm.AdmissionID}
+	ts, err := tools.Build(r.Policy.Toolsets)
+	if err != nil {
+		return turnResult{Outcome: protocol.OutcomeFailed, Error: "tools: " + err.Error()}
+	}
+	history, err := a.history(ctx, r.Entry.SessionID)
+	if err != nil {
+		return turnResult{Outcome: protocol.OutcomeFailed, Error: "history unavailable"}
+	}
+	settings := a.cfg.Settings()
+	turn := agent.Turn{
+		Model:           model.New(model.Config{BaseURL: r.Policy.BaseURL, APIKey: a.modelKey(l, r.Policy, settings)}),
+		ModelName:       r.Policy.Model,
+		Stream:          r.Policy.Streaming,
+		ReasoningEffort: r.Policy.Reasoning,
+		MaxTurns:        r.Policy.MaxTurns,
+		History:         history,
+		System:          systemPrompt(l.id, r.Policy),
+		Input:           parsePayload(adm.PayloadJSON).Text,
+		Tools:           ts,
+		Env:             a.toolEnv(l, r.Policy, s),
+		Recorder:        &recorder{a: a, l: l, s: s, phys: r.Entry.SessionID},
+	}
+	l.mu.Lock()
+	l.built = true
+	l.mu.Unlock()
+	out := agent.Run(ctx, turn)
+	res = turnResult{Text: out.Text, Outcome: out.Outcome}
+	if out.Err != nil && out.Outcome != protocol.OutcomeCompleted {
+		res.Error = out.Err.Error()
+	}
+	if out.Usage != (model.Usage{}) {
+		res.Usage, _ = json.Marshal(map[string]int{
+			"prompt_tokens": out.Usage.PromptTokens, "completion_tokens": out.Usage.CompletionTokens,
+			"total_tokens": out.Usage.TotalTokens,
+		})
+	}
+	return res
+}
+
+// modelKey is the launch key, else (never for safe_mode/ignore_user_config
+// sessions, which have no daemon credentials) the profile's key.
+func (a *Authority) modelKey(l *live, pol session.Policy, s Settings) string {
+	l.mu.Lock()
+	key := l.apiKey
+	l.mu.Unlock()
+	if key != "" || pol.CredentialRef != nil || pol.SafeMode || pol.IgnoreUserConfig || s.ProfileKey == nil {
+		return key
+	}
+	return s.ProfileKey(pol.Provider)
+}
+
+func systemPrompt(sid string, pol session.Policy) string {
+	in := agent.PromptInput{Cwd: pol.Cwd, SessionID: sid, Platform: pol.Platform, PassSessionID: pol.PassSessionID}
+	if pol.SkillsPrompt != nil {
+		in.Skills = *pol.SkillsPrompt
+	}
+	if !pol.IgnoreRules && !pol.SafeMode {
+		in.Rules = agent.LoadRules(pol.Cwd)
+	}
+	return agent.SystemPrompt(in)
+}
+
+func (a *Authority) toolEnv(l *live, pol session.Policy, s stamp) *tools.Env {
+	return &tools.Env{
+		SessionID: l.id,
+		Cwd:       pol.Cwd,
+		Approver:  &approver{a: a, l: l, s: s, yolo: pol.Yolo},
+		Clarifier: &clarifier{a: a, l: l, s: s},
+		UI:        &uiSink{a: a, l: l, s: s},
+		Processes: a.cfg.Processes,
+		Todos:     l.todos,
+		SkillsDir: a.cfg.SkillsDir,
+	}
+}
+
+func (a *Authority) history(ctx context.Context, phys string) ([]model.Message, error) {
+	rows, _, err := a.cfg.Store.Messages(ctx, phys, maxHistory)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Message, 0, len(rows))
+	for _, m := range rows {
+		mm := model.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		if m.Role == "tool" {
+			mm.Name = m.ToolName
+		}
+		if m.ToolCallsJSON != "" {
+			_ = json.Unmarshal([]byte(m.ToolCallsJSON), &mm.ToolCalls)
+		}
+		out = append(out, mm)
+	}
+	return out, nil
+}
+
+// recorder persists a turn's messages to the physical transcript as they
+// complete and journals its tool events; deltas go live only.
+type recorder struct {
+	a    *Authority
+	l    *live
+	s    stamp
+	phys string
+}
+
+func (r *recorder) Message(ctx context.Context, m model.Message) error {
+	row := store.Message{SessionID: r.phys, Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Reasoning: m.Reasoning}
+	if m.Role == "tool" {
+		row.ToolName = m.Name
+	}
+	if len(m.ToolCalls) > 0 {
+		b, err := json.Marshal(m.ToolCalls)
+		if err != nil {
+			return err
+		}
+		row.ToolCallsJSON = string(b)
+	}
+	return r.a.cfg.Store.InTx(context.WithoutCancel(ctx), r.a.cfg.Epoch, func(tx *store.Tx) error {
+		_, err := tx.AppendMessage(row)
+		return err
+	})
+}
+
+func (r *recorder) Text(delta string)      { r.delta(protocol.EventMessageDelta, delta) }
+func (r *recorder) Reasoning(delta string) { r.delta(protocol.EventReasoningDelta, delta) }
+
+func (r *recorder) delta(typ, text string) {
+	b, _ := json.Marshal(protocol.DeltaPayload{Text: text})
+	r.a.cfg.Hub.Publish(r.l.id, protocol.Event{
+		Type: typ, SessionID: r.l.id, Payload: b, AuthorityEpoch: r.a.cfg.Epoch,
+		ExecutionGeneration: r.s.generation, AdmissionID: r.s.admissionID,
+	})
+}
+
+func (r *recorder) ToolStart(callID, name string, args json.RawMessage) {
+	if !json.Valid(args) {
+		b, _ := json.Marshal(string(args))
+		args = b
+	}
+	p := protocol.ToolStartPayload{ToolID: callID, Name: name, Args: args}
+	r.journal(protocol.EventToolStart, p)
+}
+
+func (r *recorder) ToolComplete(callID, name string, res tools.Result) {
+	p := protocol.ToolCompletePayload{ToolID: callID, Name: name, Result: res.Output}
+	if len(p.Result) > maxEventResult {
+		p.Result, p.Truncated = p.Result[:maxEventResult], true
+	}
+	if res.IsError {
+		p.Error, _, _ = strings.Cut(res.Output, "\n")
+		if p.Error == "" {
+			p.Error = "tool error"
+		}
+	}
+	r.journal(protocol.EventToolComplete, p)
+}
+
+func (r *recorder) journal(typ string, payload any) {
+	if err := r.a.emit(context.WithoutCancel(r.a.ctx), r.l, typ, payload, r.s); err != nil {
+		r.a.log.Error("journal event failed", "type", typ, "session_id", r.l.id, "err", err)
+	}
+}

@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/hermes-gateway/hermes/internal/control"
+	"github.com/hermes-gateway/hermes/internal/daemon"
+)
+
+func gatewayCmd(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("gateway needs a verb: run, start, stop or status")
+	}
+	switch args[0] {
+	case "run":
+		return gatewayRun(ctx, e, args[1:])
+	case "start":
+		return gatewayStart(ctx, e, args[1:])
+	case "stop":
+		return gatewayStop(ctx, e, args[1:])
+	case "status":
+		return gatewayStatus(ctx, e, args[1:])
+	}
+	return usagef("unknown gateway verb %q: use run, start, stop or status", args[0])
+}
+
+func newFlags(name string, e *env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.io.Err)
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return &exitError{code: exitOK}
+		}
+		return &exitError{code: exitUsage}
+	}
+	return nil
+}
+
+func gatewayRun(ctx context.Context, e *env, args []string) error {
+	fs := newFlags("gateway run", e)
+	detached := fs.Bool("detached", false, "internal: started by `gateway start` (log only to the log file)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	opts := daemon.Options{Home: e.home, Listen: os.Getenv("HERMES_LISTEN"), Stdout: e.io.Out}
+	if exe, err := os.Executable(); err == nil {
+		opts.WorkerCommand = []string{exe, "worker"}
+	}
+	if !*detached {
+		opts.Stderr = e.io.Err
+	}
+	return daemon.Run(ctx, opts)
+}
+
+func socketPath(home string) string { return filepath.Join(home, "gateway.sock") }
+
+func identify(ctx context.Context, home string) (control.Identity, error) {
+	var id control.Identity
+	err := control.Call(ctx, socketPath(home), "identify", nil, &id)
+	return id, err
+}
+
+// gatewayStart runs the daemon detached (own session and process group,
+// output to logs/gateway.log) and waits until it is ready.
+func gatewayStart(ctx context.Context, e *env, args []string) error {
+	if err := parse(newFlags("gateway start", e), args); err != nil {
+		return err
+	}
+	if id, err := identify(ctx, e.home); err == nil {
+		fmt.Fprintf(e.io.Out, "gateway already running (pid %d, %s)\n", id.PID, id.APIOrigin)
+		return nil
+	}
+	id, err := startDaemon(ctx, e.home)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.io.Out, "gateway started (pid %d, %s)\n", id.PID, id.APIOrigin)
+	return nil
+}
+
+func startDaemon(ctx context.Context, home string) (control.Identity, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return control.Identity{}, err
+	}
+	if err := os.MkdirAll(filepath.Join(home, "logs"), 0o700); err != nil {
+		return control.Identity{}, failf(exitRuntime, "cannot create %s: %v", home, err)
+	}
+	logPath := filepath.Join(home, "logs", "gateway.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return control.Identity{}, failf(exitRuntime, "cannot open %s: %v", logPath, err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, "--home", home, "gateway", "run", "--detached")
+	cmd.Stdout, cmd.Stderr = io.Discard, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return control.Identity{}, failf(exitRuntime, "cannot start the gateway: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return awaitReady(ctx, home, exited, logPath)
+}
+
+// awaitReady polls identify until the daemon is ready or its process ended.
+func awaitReady(ctx context.Context, home string, exited <-chan error, logPath string) (control.Identity, error) {
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if id, err := identify(ctx, home); err == nil && id.State == daemon.StateReady {
+			return id, nil
+		}
+		select {
+		case err := <-exited:
+			code := exitRuntime
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.ExitCode() > 0 {
+				code = ee.ExitCode()
+			}
+			return control.Identity{}, failf(code, "the gateway exited during start-up; see %s", logPath)
+		case <-deadline.C:
+			return control.Identity{}, failf(exitUnavailable, "the gateway did not become ready in 30s; see %s", logPath)
+		case <-ctx.Done():
+			return control.Identity{}, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+func gatewayStop(ctx context.Context, e *env, args []string) error {
+	if err := parse(newFlags("gateway stop", e), args); err != nil {
+		return err
+	}
+	id, err := identify(ctx, e.home)
+	if err != nil {
+		fmt.Fprintf(e.io.Out, "no gateway is running on %s\n", e.home)
+		return nil
+	}
+	if err := syscall.Kill(id.PID, syscall.SIGTERM); err != nil {
+		return failf(exitRuntime, "cannot signal pid %d: %v", id.PID, err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if syscall.Kill(id.PID, 0) != nil {
+			fmt.Fprintf(e.io.Out, "gateway stopped (pid %d)\n", id.PID)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return failf(exitRuntime, "pid %d did not stop within 60s", id.PID)
+}
+
+func gatewayStatus(ctx context.Context, e *env, args []string) error {
+	fs := newFlags("gateway status", e)
+	asJSON := fs.Bool("json", false, "print the status as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var st control.Status
+	if err := control.Call(ctx, socketPath(e.home), "status", nil, &st); err != nil {
+		if *asJSON {
+			_ = json.NewEncoder(e.io.Out).Encode(map[string]string{"state": "stopped"})
+		} else {
+			fmt.Fprintf(e.io.Out, "state:    stopped (no gateway on %s)\n", e.home)
+		}
+		return &exitError{code: exitUnavailable}
+	}
+	if *asJSON {
+		return json.NewEncoder(e.io.Out).Encode(st)
+	}
+	fmt.Fprintf(e.io.Out, "state:    %s\npid:      %d\nepoch:    %d\nlistener: %s\nhome:     %s\n",
+		st.State, st.PID, st.AuthorityEpoch, st.APIOrigin, e.home)
+	fmt.Fprintf(e.io.Out, "sessions: %d live\nprompts:  %d queued, %d running, %d unknown\n",
+		st.SessionsLive, st.AdmissionsQueued, st.AdmissionsRunning, st.AdmissionsUnknown)
+	return nil
+}

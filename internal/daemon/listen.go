@@ -1,0 +1,140 @@
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hermes-gateway/hermes/internal/auth"
+	"github.com/hermes-gateway/hermes/internal/config"
+	"github.com/hermes-gateway/hermes/internal/control"
+	"github.com/hermes-gateway/hermes/internal/protocol"
+	"github.com/hermes-gateway/hermes/internal/server"
+)
+
+func (d *daemon) loadConfig() error {
+	cfg, err := config.Load(d.home)
+	if err != nil {
+		return exitf(ExitRuntime, "%v (fix %s or move it away)", err, filepath.Join(d.home, "config.yaml"))
+	}
+	d.cfg = cfg
+	d.settings = newSettingsSource(d.home, d.log)
+	if _, err := d.settings.load(); err != nil {
+		return exitf(ExitRuntime, "%v", err)
+	}
+	return nil
+}
+
+func (d *daemon) listenAddr() string {
+	if d.opts.Listen != "" {
+		return d.opts.Listen
+	}
+	return d.cfg.Gateway.Listen
+}
+
+// listen opens the TCP listener and the control socket; both start serving
+// in serve, after recovery.
+func (d *daemon) listen() error {
+	addr := d.listenAddr()
+	if !isLoopback(addr) && !d.cfg.Gated() {
+		return exitf(ExitRuntime, "listen address %s is not loopback; set dashboard.public_url (gated mode) or listen on 127.0.0.1", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return exitf(ExitRuntime, "cannot listen on %s: %v (choose another address with HERMES_LISTEN or gateway.listen)", addr, err)
+	}
+	d.ln = ln
+	token, err := d.legacyToken()
+	if err != nil {
+		return err
+	}
+	d.srv = server.New(server.Config{
+		Authority: d.auth, Tickets: d.tickets, Logger: d.log,
+		MaxFrameBytes: d.cfg.Gateway.MaxFrameBytes, LegacyToken: token,
+		Gated: d.cfg.Gated(), PublicOrigin: publicOrigin(d.cfg.Dashboard.PublicURL),
+	})
+	ctl, err := control.Listen(filepath.Join(d.home, "gateway.sock"), d, control.Options{Logger: d.log, IsToolProcess: d.procs.IsToolProcess})
+	if err != nil {
+		_ = ln.Close()
+		return exitf(ExitRuntime, "cannot open the control socket: %v", err)
+	}
+	d.ctl = ctl
+	return nil
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func publicOrigin(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
+			return u[:i+3+j]
+		}
+	}
+	return u
+}
+
+// legacyToken returns the ?token= secret when the legacy path is enabled,
+// creating dashboard.token (0600) once.
+func (d *daemon) legacyToken() (string, error) {
+	if !d.cfg.Dashboard.LegacyToken || d.cfg.Gated() {
+		return "", nil
+	}
+	path := filepath.Join(d.home, "dashboard.token")
+	if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) != "" {
+		return strings.TrimSpace(string(b)), nil
+	}
+	tok, err := auth.NewSecretToken()
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
+		return "", exitf(ExitRuntime, "cannot write %s: %v", path, err)
+	}
+	return tok, nil
+}
+
+// Identify answers the control socket's identify verb.
+func (d *daemon) Identify() control.Identity {
+	state, _ := d.state.Load().(string)
+	return control.Identity{
+		State: state, PID: os.Getpid(), InstanceID: d.instanceID, AuthorityEpoch: d.epoch,
+		ProfileID: d.profileID, APIOrigin: d.apiOrigin(), Capabilities: protocol.RuntimeCapabilities,
+	}
+}
+
+// Status answers the control socket's status verb.
+func (d *daemon) Status(ctx context.Context) (control.Status, error) {
+	c, err := d.auth.Counts(ctx)
+	if err != nil {
+		return control.Status{}, err
+	}
+	return control.Status{
+		Identity: d.Identify(), SessionsLive: c.SessionsLive,
+		AdmissionsQueued: c.Queued, AdmissionsRunning: c.Running, AdmissionsUnknown: c.Unknown,
+	}, nil
+}
+
+// MintTicket answers session-ticket (the control server has checked the peer).
+func (d *daemon) MintTicket(subject, profileID, instanceID, purpose string) (string, error) {
+	return d.tickets.Mint(subject, profileID, instanceID, purpose)
+}
+
+func newInstanceID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,129 @@
+package daemon
+
+import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hermes-gateway/hermes/internal/authority"
+	"github.com/hermes-gateway/hermes/internal/config"
+	"github.com/hermes-gateway/hermes/internal/session"
+)
+
+// settingsSource reads config.yaml and .env live (the allowlist and the
+// defaults of new sessions follow edits) but only re-parses when a file
+// changed. A broken edit keeps the last good settings and is logged.
+type settingsSource struct {
+	home string
+	log  *slog.Logger
+
+	mu    sync.Mutex
+	stamp string             // mtimes+sizes of the files last parsed; guarded by mu
+	cur   authority.Settings // guarded by mu
+	cfg   config.Config      // guarded by mu
+	env   map[string]string  // guarded by mu
+}
+
+func newSettingsSource(home string, log *slog.Logger) *settingsSource {
+	return &settingsSource{home: home, log: log}
+}
+
+// Settings is authority.Config.Settings.
+func (s *settingsSource) Settings() authority.Settings {
+	cur, err := s.load()
+	if err != nil {
+		s.log.Warn("config.yaml or .env is invalid; keeping the last good settings", "err", err)
+	}
+	return cur
+}
+
+func (s *settingsSource) fileStamp() string {
+	out := ""
+	for _, name := range []string{"config.yaml", ".env"} {
+		if fi, err := os.Stat(filepath.Join(s.home, name)); err == nil {
+			out += fi.ModTime().Format(time.RFC3339Nano) + "/" + strconv.FormatInt(fi.Size(), 10) + ";"
+		} else {
+			out += "-;"
+		}
+	}
+	return out
+}
+
+func (s *settingsSource) load() (authority.Settings, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stamp := s.fileStamp()
+	if stamp == s.stamp && s.cur.Defaults.Model != "" {
+		return s.cur, nil
+	}
+	cfg, err := config.Load(s.home)
+	if err != nil {
+		return s.cur, err
+	}
+	env, err := config.LoadEnv(s.home)
+	if err != nil {
+		return s.cur, err
+	}
+	s.stamp, s.cfg, s.env = stamp, cfg, env
+	s.cur = s.build(cfg, env)
+	return s.cur, nil
+}
+
+func (s *settingsSource) build(cfg config.Config, env map[string]string) authority.Settings {
+	return authority.Settings{
+		Defaults:        defaultsFrom(cfg, s.home, config.Snapshot(cfg)),
+		ProfileKey:      func(provider string) string { return profileKey(cfg, env, provider) },
+		Allowlist:       cfg.CommandAllowlist,
+		ApprovalsOff:    cfg.Approvals.Mode == "off",
+		ApprovalTimeout: time.Duration(cfg.Approvals.Timeout),
+		ClarifyTimeout:  time.Duration(cfg.Agent.ClarifyTimeout),
+		ContextWindow:   cfg.Model.ContextWindow,
+		Compression: authority.Compression{
+			Enabled: cfg.Compression.Enabled, Threshold: cfg.Compression.Threshold,
+			ProtectFirstN: cfg.Compression.ProtectFirstN, ProtectLastN: cfg.Compression.ProtectLastN,
+		},
+	}
+}
+
+func defaultsFrom(cfg config.Config, home string, snapshot map[string]any) session.Defaults {
+	userHome, _ := os.UserHomeDir()
+	providers := map[string]string{}
+	for name, p := range cfg.Providers {
+		providers[name] = p.BaseURL
+	}
+	d := session.Defaults{
+		HomeDir: userHome, DefaultCwd: cfg.Agent.DefaultCwd,
+		Model: cfg.Model.Default, Provider: cfg.Model.Provider, BaseURL: cfg.Model.BaseURL, Providers: providers,
+		MaxTurns: cfg.Agent.MaxTurns, Reasoning: cfg.Agent.ReasoningEffort, Streaming: cfg.Streaming.Enabled,
+		PlatformToolsets: cfg.PlatformToolsets, DisabledToolsets: cfg.Agent.DisabledToolsets,
+		SkillsDir: filepath.Join(home, "skills"), ConfigSnapshot: snapshot,
+	}
+	code := config.Defaults()
+	d.CodeDefaults = &session.Defaults{
+		HomeDir: userHome, Model: code.Model.Default, Provider: code.Model.Provider, BaseURL: code.Model.BaseURL,
+		MaxTurns: code.Agent.MaxTurns, Streaming: code.Streaming.Enabled, PlatformToolsets: code.PlatformToolsets,
+		ConfigSnapshot: config.Snapshot(code),
+	}
+	return d
+}
+
+// profileKey resolves the profile's api key for a provider from the process
+// environment or .env (never from config.yaml).
+func profileKey(cfg config.Config, env map[string]string, provider string) string {
+	name := cfg.Model.APIKeyEnv
+	if p, ok := cfg.Providers[provider]; ok && p.APIKeyEnv != "" {
+		name = p.APIKeyEnv
+	}
+	if name == "" {
+		return ""
+	}
+	return cfg.ResolveAPIKey(name, env).Reveal()
+}
+
+// appendAllowlist records an "always" approval in config.yaml.
+func (s *settingsSource) appendAllowlist(pattern string) error {
+	return config.AppendAllowlist(s.home, pattern)
+}

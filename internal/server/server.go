@@ -1,0 +1,167 @@
+// Package server is the HTTP side of the gateway: the /api/ws gate (Host,
+// Origin and credential checks before the upgrade), the per-connection
+// JSON-RPC wiring, and thin handlers — one file per RPC noun — that decode
+// params strictly, check what only a connection knows (has it attached the
+// session?) and call the authority. Identity and capabilities come from the
+// gate, never from params.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hermes-gateway/hermes/internal/auth"
+	"github.com/hermes-gateway/hermes/internal/authority"
+)
+
+// Config wires a Server.
+type Config struct {
+	Authority     *authority.Authority
+	Tickets       *auth.Tickets
+	Logger        *slog.Logger
+	MaxFrameBytes int64
+	// LegacyToken enables ?token= when non-empty (loopback, non-gated only).
+	LegacyToken string
+	// Gated is set when dashboard.public_url is configured.
+	Gated bool
+	// PublicOrigin is the origin of dashboard.public_url in gated mode.
+	PublicOrigin string
+	// Dashboard, when set, serves every route but /api/ws (web UI, login,
+	// ws-ticket) behind the same Host gate, and authenticates the
+	// dashboard's WebSocket credentials (?ticket=, ?internal=).
+	Dashboard Dashboard
+}
+
+// Dashboard is the dashboard's side of the gate (internal/dashboard).
+type Dashboard interface {
+	http.Handler
+	// AuthenticateWS checks a ?ticket= or ?internal= upgrade (incl. its
+	// Origin rules) and returns the subject to grant. A refusal is an error
+	// carrying the HTTP status via DashboardRefusal.
+	AuthenticateWS(r *http.Request) (subject string, err error)
+}
+
+// DashboardRefusal lets the dashboard refuse an upgrade with a status
+// (401 bad credential, 403 bad Origin).
+type DashboardRefusal struct {
+	Status int
+	Why    string // logged, never sent
+}
+
+func (e *DashboardRefusal) Error() string { return e.Why }
+
+// Server serves /api/ws on one listener.
+type Server struct {
+	cfg  Config
+	log  *slog.Logger
+	port string // listener port, set by Serve before the first request
+
+	mu    sync.Mutex
+	conns map[*conn]struct{} // open WebSocket connections; guarded by mu
+	wg    sync.WaitGroup     // connection goroutines
+}
+
+// New returns a Server; Serve starts it.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxFrameBytes <= 0 {
+		cfg.MaxFrameBytes = 1 << 20
+	}
+	return &Server{cfg: cfg, log: cfg.Logger, conns: map[*conn]struct{}{}}
+}
+
+// Serve answers HTTP on ln until ctx is done, then closes every connection
+// and returns after their goroutines exited.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	s.port = port
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	<-ctx.Done()
+	shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(shut)
+	s.closeAll()
+	s.wg.Wait()
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Handler is the whole HTTP surface: every route passes the Host gate and
+// carries the security headers.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/ws", s.serveWS)
+	if s.cfg.Dashboard != nil {
+		mux.Handle("/", s.cfg.Dashboard)
+	}
+	return s.guard(mux)
+}
+
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+		if !s.hostAllowed(r.Host) {
+			http.Error(w, "forbidden host", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed is the DNS-rebinding guard: only loopback names with our port
+// (and the public host in gated mode).
+func (s *Server) hostAllowed(host string) bool {
+	for _, ok := range s.allowedHosts() {
+		if host == ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) allowedHosts() []string {
+	hosts := []string{"127.0.0.1:" + s.port, "localhost:" + s.port, "[::1]:" + s.port}
+	if s.cfg.Gated && s.cfg.PublicOrigin != "" {
+		if u := hostOf(s.cfg.PublicOrigin); u != "" {
+			hosts = append(hosts, u)
+		}
+	}
+	return hosts
+}
+
+// originAllowed is the Origin allow-list of SPEC §4.
+func (s *Server) originAllowed(origin string) bool {
+	for _, h := range []string{"127.0.0.1", "localhost", "[::1]"} {
+		if origin == "http://"+h+":"+s.port {
+			return true
+		}
+	}
+	return s.cfg.Gated && s.cfg.PublicOrigin != "" && origin == s.cfg.PublicOrigin
+}
+
+// Port is the listener port ("" before Serve).
+func (s *Server) Port() int {
+	n, _ := strconv.Atoi(s.port)
+	return n
+}

@@ -31,7 +31,7 @@ type ModelConfig struct {
 	Provider      string `yaml:"provider"` // a name; "custom" = BaseURL
 	BaseURL       string `yaml:"base_url" want:"an http or https URL"`
 	APIKeyEnv     string `yaml:"api_key_env" want:"an environment variable name"` // "" = no key
-	ContextWindow int    `yaml:"context_window" want:"a positive integer"`         // tokens
+	ContextWindow int    `yaml:"context_window" want:"a positive integer"`        // tokens
 }
 
 // Provider is a named endpoint that session.create {provider} may select.

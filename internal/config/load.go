@@ -91,6 +91,9 @@ func decodeNode(n *yaml.Node, v reflect.Value, path, want string) error {
 	case reflect.Map:
 		return decodeMap(n, v, path, want)
 	}
+	if isInt(v.Kind()) && n.ShortTag() != "!!int" { // yaml.v3 would truncate 1.5
+		return typeError(path, want, v.Type())
+	}
 	fresh := reflect.New(v.Type())
 	if err := n.Decode(fresh.Interface()); err != nil {
 		return typeError(path, want, v.Type())
@@ -197,4 +200,8 @@ func kindWant(t reflect.Type) string {
 		return "a mapping"
 	}
 	return t.String()
+}
+
+func isInt(k reflect.Kind) bool {
+	return k >= reflect.Int && k <= reflect.Uint64
 }

@@ -65,11 +65,11 @@ type Authority struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // executors
 
-	mu       sync.Mutex
-	live     map[string]*live // logical id → live session; guarded by mu
-	draining bool             // guarded by mu
-	scheduling bool           // guarded by mu: Schedule was called
-	stale    bool             // guarded by mu: our epoch was fenced off
+	mu         sync.Mutex
+	live       map[string]*live // logical id → live session; guarded by mu
+	draining   bool             // guarded by mu
+	scheduling bool             // guarded by mu: Schedule was called
+	stale      bool             // guarded by mu: our epoch was fenced off
 }
 
 // New returns an Authority; it starts nothing.

@@ -45,9 +45,9 @@ type env struct {
 type command func(ctx context.Context, e *env, args []string) error
 
 var commands = map[string]command{
-	"gateway":   gatewayCmd,
-	"version":   versionCmd,
-	"help":      helpCmd,
+	"gateway": gatewayCmd,
+	"version": versionCmd,
+	"help":    helpCmd,
 }
 
 // Main runs the command line and returns the exit code.

@@ -9,6 +9,8 @@
 // .env into a Secret, whose String and LogValue redact.
 package config
 
+import "time"
+
 // Config is the effective configuration of one profile (SPEC §2). The yaml
 // tags are the config.yaml keys; a "want" tag is the error text for a bad
 // value of that key.
@@ -121,7 +123,7 @@ func Defaults() Config {
 		Compression:      Compression{Enabled: true, Threshold: 0.8, ProtectFirstN: 3, ProtectLastN: 6},
 		Gateway: Gateway{
 			Listen:          "127.0.0.1:0",
-			ShutdownTimeout: Duration(10e9),
+			ShutdownTimeout: Duration(10 * time.Second),
 			MaxFrameBytes:   1 << 20,
 		},
 		Dashboard: Dashboard{OIDC: OIDC{AllowedSubjects: []string{}, AllowedEmails: []string{}}},

@@ -38,6 +38,13 @@ func TestClassify(t *testing.T) {
 		{"docker ps -a", S},
 		{"git reset --soft HEAD~1", S},
 		{"echo $(date)", S},
+		{"echo ok > /dev/null 2>&1", S},
+		{"git clean -n", S},
+		{"cat input | sh script.sh", S},
+		{"ls -la | grep x", S},
+		{"bash build.sh", S},
+		{"sh -c 'go build ./...'", S},
+		{"cat > main.go <<EOF\npackage main\nEOF", S},
 
 		// hardline
 		{"rm -rf /", H},
@@ -96,6 +103,18 @@ func TestClassify(t *testing.T) {
 		{"init 0", H},
 		{"systemctl reboot", H},
 		{"xargs rm -rf / < list", H},
+		{"$'\\x72\\x6d' -rf /", H},
+		{"exec rm -rf /", H},
+		{"command rm -rf /", H},
+		{"time rm -rf /", H},
+		{"{ rm -rf /; }", H},
+		{"(rm -rf /)", H},
+		{"if true; then rm -rf /; fi", H},
+		{"busybox rm -rf /", H},
+		{"stdbuf -oL rm -rf /", H},
+		{"sudo -u root rm -rf /", H},
+		{"bash -c -- 'rm -rf /'", H},
+		{"echo x | xargs -I{} sh -c 'rm -rf /'", H},
 
 		// dangerous
 		{"rm -r -- /tmp/owned-dir", D},
@@ -164,6 +183,8 @@ func TestClassify(t *testing.T) {
 		{"echo x | python3 -", D},
 		{"watch -n 1 rm -rf build", D},
 		{"env -S 'rm -rf build'", D},
+		{"sudo -u root rm -rf /tmp/x", D},
+		{"cat ~/.ssh/id_rsa > .env", D},
 	}
 	for _, tt := range tests {
 		got := Classify(tt.cmd)

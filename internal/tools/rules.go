@@ -88,8 +88,13 @@ var textRules = []textRule{
 // forkBomb finds "f(){ f|f& };f" in any spacing.
 func forkBomb(s string) bool {
 	compact := strings.Join(strings.Fields(s), "")
+	seen := map[string]bool{}
 	for _, m := range forkHead.FindAllStringSubmatch(compact, -1) {
 		f := m[1]
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
 		if strings.Contains(compact, f+"|"+f+"&") {
 			return true
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/client"
 	"github.com/hermes-gateway/hermes/internal/control"
 	"github.com/hermes-gateway/hermes/internal/modeltest"
+	"github.com/hermes-gateway/hermes/internal/rpc"
 )
 
 // testDaemon is an in-process daemon on a temp home.
@@ -126,6 +127,10 @@ func reason(err error) string {
 	if err == nil {
 		return ""
 	}
+	var ce *rpc.CallError
+	if errors.As(err, &ce) && ce.Reason != "" {
+		return string(ce.Reason)
+	}
 	s := err.Error()
 	for _, r := range []string{"invalid_params", "permission_denied", "profile_mismatch", "not_found",
 		"admission_conflict", "runtime_draining", "stale_generation", "unknown_execution", "revision_conflict",
@@ -136,5 +141,3 @@ func reason(err error) string {
 	}
 	return s
 }
-
-var _ = errors.New

@@ -74,7 +74,9 @@ func TestLaunchKeyPausesAfterRestart(t *testing.T) {
 	d := startTest(t, "")
 	ctx := ctxT(t)
 	cwd := t.TempDir()
-	d.model.Handle(func(r *modeltest.Request) modeltest.Reply { return modeltest.Text("ok " + r.Header.Get("Authorization")) })
+	d.model.Handle(func(r *modeltest.Request) modeltest.Reply {
+		return modeltest.Text("ok " + r.Header.Get("Authorization"))
+	})
 	a := d.connect()
 	snap, err := a.CreateSession(ctx, protocol.SessionCreateParams{RequestID: ptr("key"), Cwd: &cwd, APIKey: ptr("sk-launch-1")})
 	if err != nil {

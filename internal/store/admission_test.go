@@ -231,7 +231,10 @@ func TestSettleStoresResultAndBumpsRevision(t *testing.T) {
 	if after.RuntimeRevision != before.RuntimeRevision+1 {
 		t.Errorf("settle revision %d → %d, want +1", before.RuntimeRevision, after.RuntimeRevision)
 	}
-	err := s.InTx(ctx, e1, func(tx *store.Tx) error { _, err := tx.Settle(a.AdmissionID, a.Generation, "completed", ``); return err })
+	err := s.InTx(ctx, e1, func(tx *store.Tx) error {
+		_, err := tx.Settle(a.AdmissionID, a.Generation, "completed", ``)
+		return err
+	})
 	if !errors.Is(err, store.ErrStaleGeneration) {
 		t.Errorf("settle twice = %v, want ErrStaleGeneration", err)
 	}
@@ -247,7 +250,10 @@ func TestSettleOtherEpochRow(t *testing.T) {
 	submit(t, s, e1, "local-a", "r1")
 	a, _, _ := claim(t, s, e1, "local-a")
 	e2, _, _ := s.BeginEpoch(ctx, "inst-2") // the row is unknown now
-	err := s.InTx(ctx, e2, func(tx *store.Tx) error { _, err := tx.Settle(a.AdmissionID, a.Generation, "completed", ``); return err })
+	err := s.InTx(ctx, e2, func(tx *store.Tx) error {
+		_, err := tx.Settle(a.AdmissionID, a.Generation, "completed", ``)
+		return err
+	})
 	if !errors.Is(err, store.ErrStaleGeneration) {
 		t.Errorf("settle of an orphaned row = %v, want ErrStaleGeneration", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/hermes-gateway/hermes/internal/queue"
 )
@@ -22,9 +23,11 @@ const (
 	ON CONFLICT (singleton) DO UPDATE SET epoch = epoch + 1, instance_id = excluded.instance_id
 	RETURNING epoch`
 	// status != 'terminal' repeats the partial index's condition so SQLite
-	// can use it: the scan costs the pending rows, not the history.
-	sqlOrphans = `SELECT admission_id FROM session_admissions
-	WHERE status = 'started' AND status != 'terminal' AND owner_epoch < ? ORDER BY seq`
+	// scans that index (covering: seq is the rowid): the scan costs the
+	// pending rows, not the history. The epoch is checked by the update.
+	// No ORDER BY: ordering by seq makes SQLite prefer a rowid-order table
+	// scan; the handful of rows is sorted in Go instead.
+	sqlOrphans = `SELECT seq FROM session_admissions WHERE status = 'started' AND status != 'terminal'`
 )
 
 // BeginEpoch starts a new authority epoch in one transaction: runtime_epoch
@@ -53,30 +56,31 @@ func (s *Store) BeginEpoch(ctx context.Context, instanceID string) (int64, []Eve
 
 // orphanStarted marks the started rows of older epochs unknown.
 func (tx *Tx) orphanStarted() ([]Event, error) {
-	rows, err := tx.tx.QueryContext(tx.ctx, sqlOrphans, tx.epoch)
-	ids, err := collect(rows, err, func(sc scanner) (string, error) {
-		var id string
-		return id, sc.Scan(&id)
+	rows, err := tx.tx.QueryContext(tx.ctx, sqlOrphans)
+	seqs, err := collect(rows, err, func(sc scanner) (int64, error) {
+		var seq int64
+		return seq, sc.Scan(&seq)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("begin epoch: orphans: %w", err)
 	}
+	slices.Sort(seqs) // journal in admission order
 	var events []Event
-	for _, id := range ids {
+	for _, seq := range seqs {
 		if _, err := queue.Next(queue.Started, queue.Orphan); err != nil {
 			return nil, err
 		}
-		if err := tx.execOne("mark unknown "+id, sAdmissionUnknown, id); err != nil {
-			return nil, err
+		a, err := scanAdmission(tx.queryRow(sAdmissionUnknown, seq, tx.epoch))
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // claimed by this very epoch: not an orphan
 		}
-		a, err := tx.Admission(id)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("begin epoch: mark unknown seq %d: %w", seq, classify(err))
 		}
-		payload, _ := json.Marshal(map[string]string{"admission_id": id}) // strings always marshal
+		payload, _ := json.Marshal(map[string]string{"admission_id": a.AdmissionID}) // strings always marshal
 		e, err := tx.AppendEvent(a.TargetSessionID, Event{
 			Type: EventSessionUnknown, PayloadJSON: string(payload),
-			AdmissionID: id, ExecutionGeneration: a.Generation,
+			AdmissionID: a.AdmissionID, ExecutionGeneration: a.Generation,
 		})
 		if err != nil {
 			return nil, err

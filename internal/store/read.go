@@ -5,6 +5,15 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/hermes-gateway/hermes/internal/queue"
+)
+
+// Start-up queries; both read only the partial index of pending rows.
+const (
+	sqlSessionsWithPending = `SELECT target_session_id FROM session_admissions
+	WHERE status != 'terminal' GROUP BY target_session_id ORDER BY min(seq)`
+	sqlCounts = `SELECT status, count(*) FROM session_admissions WHERE status != 'terminal' GROUP BY status`
 )
 
 // Reads run on the query_only pool, outside any write transaction: each sees
@@ -113,8 +122,7 @@ func (s *Store) PendingAdmissions(ctx context.Context, sessionID string) ([]Admi
 // SessionsWithPending lists the sessions that have non-terminal rows, in
 // order of their oldest one.
 func (s *Store) SessionsWithPending(ctx context.Context) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT target_session_id FROM session_admissions
-	WHERE status != 'terminal' GROUP BY target_session_id ORDER BY min(seq)`)
+	rows, err := s.r.QueryContext(ctx, sqlSessionsWithPending)
 	return collect(rows, err, func(sc scanner) (string, error) {
 		var id string
 		return id, sc.Scan(&id)
@@ -183,8 +191,7 @@ func (s *Store) ListSessions(ctx context.Context, f ListFilter) ([]Session, erro
 
 // Counts are the non-terminal admissions by status.
 func (s *Store) Counts(ctx context.Context) (Counts, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT status, count(*) FROM session_admissions
-	WHERE status != 'terminal' GROUP BY status`)
+	rows, err := s.r.QueryContext(ctx, sqlCounts)
 	if err != nil {
 		return Counts{}, fmt.Errorf("counts: %w", classify(err))
 	}
@@ -196,12 +203,12 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 		if err := rows.Scan(&status, &n); err != nil {
 			return Counts{}, fmt.Errorf("counts: %w", classify(err))
 		}
-		switch status {
-		case "queued":
+		switch queue.Status(status) {
+		case queue.Queued:
 			c.Queued = n
-		case "started":
+		case queue.Started:
 			c.Started = n
-		case "unknown":
+		case queue.Unknown:
 			c.Unknown = n
 		}
 	}

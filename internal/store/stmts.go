@@ -89,7 +89,8 @@ var stmtSQL = [nStmts]string{
 	// caught as rowcount 0 instead of being overwritten.
 	sAdmissionFinish: `UPDATE session_admissions SET status = 'terminal', outcome = ?, settled_at_ms = ?
 	WHERE admission_id = ? AND status = ?`,
-	sAdmissionUnknown: `UPDATE session_admissions SET status = 'unknown' WHERE admission_id = ? AND status = 'started'`,
+	sAdmissionUnknown: `UPDATE session_admissions SET status = 'unknown'
+	WHERE seq = ? AND status = 'started' AND owner_epoch < ? RETURNING ` + admissionCols,
 	sResultPut: `INSERT INTO admission_results (admission_id, result_json) VALUES (?, ?)
 	ON CONFLICT (admission_id) DO UPDATE SET result_json = excluded.result_json`,
 	sEventBump: `UPDATE sessions SET last_event_seq = last_event_seq + 1 WHERE id = ? RETURNING last_event_seq, replay_epoch`,
@@ -98,7 +99,7 @@ var stmtSQL = [nStmts]string{
 	sMessageBump: `UPDATE sessions SET message_count = message_count + 1, last_activity_ms = max(last_activity_ms, ?) WHERE id = ?`,
 	sMessageInsert: `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, reasoning,
 	finish_reason, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-	sMessagesAll:  `SELECT ` + messageCols + ` FROM messages WHERE session_id = ? ORDER BY id`,
-	sMutationGet:  `SELECT digest, result_json FROM session_mutations WHERE principal_id = ? AND session_id = ? AND request_id = ?`,
-	sMutationPut:  `INSERT INTO session_mutations (principal_id, session_id, request_id, digest, result_json) VALUES (?, ?, ?, ?, ?)`,
+	sMessagesAll: `SELECT ` + messageCols + ` FROM messages WHERE session_id = ? ORDER BY id`,
+	sMutationGet: `SELECT digest, result_json FROM session_mutations WHERE principal_id = ? AND session_id = ? AND request_id = ?`,
+	sMutationPut: `INSERT INTO session_mutations (principal_id, session_id, request_id, digest, result_json) VALUES (?, ?, ?, ?, ?)`,
 }

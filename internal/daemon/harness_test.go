@@ -29,7 +29,10 @@ func startTest(t *testing.T, extraConfig string) *testDaemon {
 	t.Helper()
 	m := modeltest.New(t)
 	home := t.TempDir()
-	cfg := "model: {default: fake-model, base_url: \"" + m.URL() + "\"}\nstreaming: {enabled: false}\n" + extraConfig
+	cfg := "model: {default: fake-model, base_url: \"" + m.URL() + "\"}\n" + extraConfig
+	if !strings.Contains(extraConfig, "streaming:") {
+		cfg += "streaming: {enabled: false}\n"
+	}
 	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

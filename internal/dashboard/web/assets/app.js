@@ -1,0 +1,83 @@
+// The dashboard page: sign-in state, the sessions list, the session view
+// (transcript, tools, FIFO, approvals/clarify) and the terminal pane.
+import { Gateway } from './rpc.js';
+import { $, el, when } from './dom.js';
+import { SessionView } from './session.js';
+import { Terminal } from './terminal.js';
+
+const gw = new Gateway();
+const view = new SessionView(gw);
+const term = new Terminal();
+let scope = 'live';
+
+async function main() {
+  const res = await fetch('/api/auth/me', { credentials: 'same-origin' });
+  const me = await res.json();
+  if (!res.ok) return showSignIn(me.gated);
+  $('subject').textContent = me.subject;
+  $('logout').hidden = false;
+  $('term-toggle').hidden = false;
+  $('app').hidden = false;
+  wire();
+  gw.addEventListener('state', (e) => { $('conn').dataset.state = e.detail; $('conn').textContent = e.detail; });
+  gw.addEventListener('unauthorized', () => location.reload());
+  gw.addEventListener('event', (e) => view.onEvent(e.detail));
+  gw.addEventListener('reconnected', () => { loadSessions(); view.reconnect(); });
+  await connectFirst();
+  loadSessions();
+  setInterval(loadSessions, 15000);
+}
+
+async function connectFirst() {
+  try { await gw.connect(); } catch (e) { if (e.message !== 'signed out') gw.reconnectLater(); }
+}
+
+function showSignIn(gated) {
+  $('signin').hidden = false;
+  $('signin-gated').hidden = !gated;
+  $('signin-loopback').hidden = gated;
+}
+
+function wire() {
+  $('logout').addEventListener('click', async () => {
+    gw.stopped = true;
+    await fetch('/auth/logout', { method: 'POST', credentials: 'same-origin' });
+    location.replace('/');
+  });
+  $('refresh').addEventListener('click', loadSessions);
+  for (const tab of document.querySelectorAll('.tab')) {
+    tab.addEventListener('click', () => {
+      scope = tab.dataset.scope;
+      for (const t of document.querySelectorAll('.tab')) t.setAttribute('aria-selected', String(t === tab));
+      loadSessions();
+    });
+  }
+  $('back').addEventListener('click', () => { $('app').classList.remove('has-session'); });
+  $('term-toggle').addEventListener('click', () => term.open(view.sessionID));
+  $('term-close').addEventListener('click', () => term.close());
+}
+
+async function loadSessions() {
+  if (!gw.ws) return;
+  let res;
+  try { res = await gw.call('session.list', { scope, limit: 100 }); } catch { return; }
+  const list = $('sessions');
+  list.replaceChildren(...res.sessions.map(sessionItem));
+  if (!res.sessions.length) list.append(el('li', { class: 'muted', text: scope === 'live' ? 'No live sessions.' : 'No stored sessions.' }));
+}
+
+function sessionItem(s) {
+  const li = el('li', { dataset: { id: s.session_id } },
+    el('div', { class: 't' }, s.running ? el('span', { class: 'dot', title: 'running' }) : null, s.title || s.session_id),
+    el('div', { class: 's', text: `${s.source} · ${s.message_count} messages · ${when(s.started_at)}` }));
+  if (s.session_id === view.sessionID) li.setAttribute('aria-current', 'true');
+  li.addEventListener('click', () => {
+    for (const o of document.querySelectorAll('.sessions li')) o.removeAttribute('aria-current');
+    li.setAttribute('aria-current', 'true');
+    $('app').classList.add('has-session');
+    view.open(s.session_id);
+  });
+  return li;
+}
+
+main();

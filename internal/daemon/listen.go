@@ -52,10 +52,16 @@ func (d *daemon) listen() error {
 	if err != nil {
 		return err
 	}
+	dash, err := d.dashboard()
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
 	d.srv = server.New(server.Config{
 		Authority: d.auth, Tickets: d.tickets, Logger: d.log,
 		MaxFrameBytes: d.cfg.Gateway.MaxFrameBytes, LegacyToken: token,
 		Gated: d.cfg.Gated(), PublicOrigin: publicOrigin(d.cfg.Dashboard.PublicURL),
+		Dashboard: dash,
 	})
 	ctl, err := control.Listen(filepath.Join(d.home, "gateway.sock"), d, control.Options{Logger: d.log, IsToolProcess: d.procs.IsToolProcess})
 	if err != nil {

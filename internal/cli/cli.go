@@ -48,6 +48,7 @@ var commands = map[string]command{
 	"gateway": gatewayCmd,
 	"version": versionCmd,
 	"help":    helpCmd,
+	"worker":  workerCmd,
 }
 
 // Main runs the command line and returns the exit code.

@@ -1,0 +1,204 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hermes-gateway/hermes/internal/protocol"
+)
+
+var (
+	styleHeader = lipgloss.NewStyle().Bold(true)
+	styleDim    = lipgloss.NewStyle().Faint(true)
+	styleUser   = lipgloss.NewStyle().Bold(true)
+	styleWarn   = lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true)
+	styleFail   = lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
+	styleOK     = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
+)
+
+// View renders the frame: header, transcript (bottom-aligned), queue,
+// prompt or picker, input and help.
+func (m *Model) View() tea.View {
+	w := m.width
+	if w <= 0 {
+		w = 80
+	}
+	footer := m.footer(w)
+	body := m.body(w)
+	if m.height > 0 {
+		room := max(m.height-2-len(footer), 0)
+		if len(body) > room {
+			body = body[len(body)-room:]
+		}
+		for len(body) < room {
+			body = append([]string{""}, body...)
+		}
+	}
+	lines := append([]string{m.header(w), styleDim.Render(strings.Repeat("─", w))}, body...)
+	v := tea.NewView(strings.Join(append(lines, footer...), "\n"))
+	v.AltScreen = true
+	v.WindowTitle = "hermes chat"
+	return v
+}
+
+func (m *Model) header(w int) string {
+	name := m.title
+	if name == "" {
+		name = m.sid
+	}
+	if name == "" {
+		name = "new session"
+	}
+	parts := []string{"hermes", name}
+	if m.info.Model != "" {
+		parts = append(parts, m.info.Model)
+	}
+	if m.info.Cwd != "" {
+		parts = append(parts, m.info.Cwd)
+	}
+	state := m.status
+	if m.running {
+		state += " · running"
+	}
+	if m.paused != "" {
+		state += " · paused: " + m.paused
+	}
+	return styleHeader.Render(ansi.Truncate(strings.Join(parts, " · "), max(w-len(state)-3, 10), "…")) +
+		"  " + styleDim.Render("["+state+"]")
+}
+
+// body renders the transcript, wrapped to w.
+func (m *Model) body(w int) []string {
+	var out []string
+	for i, e := range m.entries {
+		if i > 0 && e.kind != kindTool && (e.kind != kindNote || m.entries[i-1].kind != kindNote) {
+			out = append(out, "")
+		}
+		out = append(out, m.renderEntry(i, e, w)...)
+	}
+	return out
+}
+
+func (m *Model) renderEntry(i int, e entry, w int) []string {
+	switch e.kind {
+	case kindUser:
+		return wrap(styleUser.Render("› "+e.text), w)
+	case kindAssistant:
+		text := e.text
+		if i == m.live {
+			text += "▍"
+		}
+		return wrap(text, w)
+	case kindTool:
+		mark := map[string]string{toolRunning: "…", toolDone: styleOK.Render("✓"), toolFailed: styleFail.Render("✗")}[e.state]
+		return []string{ansi.Truncate(fmt.Sprintf("  ⚙ %s %s %s", e.tool, e.text, mark), w, "…")}
+	}
+	return wrap(styleDim.Render("  · "+e.text), w)
+}
+
+func wrap(s string, w int) []string {
+	return strings.Split(ansi.Wrap(s, w, ""), "\n")
+}
+
+// footer renders what sits under the transcript.
+func (m *Model) footer(w int) []string {
+	out := []string{styleDim.Render(strings.Repeat("─", w))}
+	if q := m.queueLine(); q != "" {
+		out = append(out, ansi.Truncate(q, w, "…"))
+	}
+	switch {
+	case m.picker != nil:
+		out = append(out, m.pickerLines(w)...)
+	case len(m.prompts) > 0:
+		out = append(out, m.promptLines(w)...)
+	}
+	if m.note != "" {
+		out = append(out, wrap(styleWarn.Render(m.note), w)...)
+	}
+	return append(out, m.input.View(), styleDim.Render(ansi.Truncate(helpText, w, "…")))
+}
+
+// queueLine shows the session's FIFO with statuses.
+func (m *Model) queueLine() string {
+	if len(m.pending) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(m.pending))
+	for _, p := range m.pending {
+		mark := map[string]string{protocol.StatusQueued: "·", protocol.StatusStarted: "▶", protocol.StatusUnknown: "?"}[p.Status]
+		parts = append(parts, fmt.Sprintf("%s %s %q", mark, p.Status, clip(p.Text, 24)))
+	}
+	return "queue: " + strings.Join(parts, "  ")
+}
+
+func (m *Model) promptLines(w int) []string {
+	p := m.prompts[0]
+	more := ""
+	if len(m.prompts) > 1 {
+		more = fmt.Sprintf(" (+%d more)", len(m.prompts)-1)
+	}
+	if p.Kind != "clarify" {
+		lines := wrap(styleWarn.Render("⚠ approval needed: "+p.Description+more), w)
+		lines = append(lines, wrap("  $ "+p.Command, w)...)
+		return append(lines, "  "+choiceKeys(p.Choices))
+	}
+	lines := wrap(styleWarn.Render("? "+p.Question+more), w)
+	for i, c := range p.Choices {
+		cursor, box := "  ", ""
+		if i == m.choice {
+			cursor = "> "
+		}
+		if p.MultiSelect {
+			box = "[ ] "
+			if m.picked[i] {
+				box = "[x] "
+			}
+		}
+		lines = append(lines, ansi.Truncate("  "+cursor+box+c, w, "…"))
+	}
+	if len(p.Choices) == 0 {
+		lines = append(lines, styleDim.Render("  type the answer and press enter"))
+	}
+	return lines
+}
+
+func choiceKeys(choices []string) string {
+	parts := make([]string, 0, len(choices))
+	for _, c := range choices {
+		if c != "" {
+			parts = append(parts, "["+c[:1]+"]"+c[1:])
+		}
+	}
+	return strings.Join(parts, "  ")
+}
+
+func (m *Model) pickerLines(w int) []string {
+	lines := []string{styleHeader.Render("sessions") + styleDim.Render("  ↑/↓ move · enter attach · esc close")}
+	if len(m.picker.rows) == 0 {
+		return append(lines, "  (none)")
+	}
+	for i, r := range m.picker.rows {
+		cursor := "  "
+		if i == m.picker.cursor {
+			cursor = "> "
+		}
+		where := "stored"
+		if r.live {
+			where = "live"
+		}
+		if r.Running {
+			where = "running"
+		}
+		title := r.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		lines = append(lines, ansi.Truncate(fmt.Sprintf("%s%-24s %-7s %-6s %3d msgs  %s",
+			cursor, clip(title, 24), where, r.Source, r.MessageCount, r.SessionID), w, "…"))
+	}
+	return lines
+}

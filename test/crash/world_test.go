@@ -1,0 +1,125 @@
+package crash
+
+import (
+	"path/filepath"
+	"testing"
+
+	gt "github.com/hermes-gateway/hermes/internal/gatewaytest"
+	"github.com/hermes-gateway/hermes/internal/protocol"
+)
+
+// world is one crash scenario: the fixture (faults binary, fake model,
+// ledger, home), the current viewer and the client history.
+type world struct {
+	t    *testing.T
+	f    *gt.Fixture
+	v    *gt.Recorder // viewer on the current daemon
+	hist history
+}
+
+func newWorld(t *testing.T, cfg gt.Config) *world {
+	t.Helper()
+	return &world{t: t, f: gt.NewFixture(t, cfg, "faults"), hist: history{}}
+}
+
+// start starts a daemon (faults "" = none) and opens a viewer.
+func (w *world) start(faults string) *gt.Daemon {
+	w.t.Helper()
+	var env []string
+	if faults != "" {
+		env = append(env, "HERMES_FAULTS="+faults)
+	}
+	d := w.f.Start(env...)
+	w.v = d.View(gt.Context(w.t, wait))
+	return d
+}
+
+// restart starts a fresh daemon without faults after the last one ended.
+func (w *world) restart() *gt.Daemon {
+	w.t.Helper()
+	if w.f.D.Alive() {
+		w.t.Fatalf("restart: the previous daemon pid %d still runs", w.f.D.PID())
+	}
+	return w.start("")
+}
+
+// crashed waits for the daemon to die by SIGKILL at its fault point.
+func (w *world) crashed() {
+	w.t.Helper()
+	w.f.D.AwaitCrash(crashWait)
+}
+
+// cwd makes a fresh session directory.
+func (w *world) cwd() string {
+	w.t.Helper()
+	d, err := filepath.EvalSymlinks(w.t.TempDir())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return d
+}
+
+// create creates (or re-creates) the session of requestID.
+func (w *world) create(requestID string) string {
+	w.t.Helper()
+	dir := w.cwd()
+	return gt.Create(w.t, w.v, protocol.SessionCreateParams{RequestID: &requestID, Cwd: &dir}).SessionID
+}
+
+// submit records the submission in the history: ok, fail (a domain error:
+// definitely not admitted) or info (indeterminate: the daemon died).
+func (w *world) submit(sid, sub, text string) (protocol.Receipt, error) {
+	w.hist.invoke(sid, sub, text)
+	rc, err := gt.TrySubmit(w.v, sid, sub, text)
+	w.hist.complete(sub, rc, err)
+	return rc, err
+}
+
+// mustSubmit is submit that fails the test unless the submission was acked.
+func (w *world) mustSubmit(sid, sub, text string) protocol.Receipt {
+	w.t.Helper()
+	rc, err := w.submit(sid, sub, text)
+	if err != nil {
+		w.t.Fatalf("prompt.submit %s: %v", sub, err)
+	}
+	return rc
+}
+
+// retryIndeterminate retries every info op with its key (I4) on the
+// current daemon, resuming its session first.
+func (w *world) retryIndeterminate() {
+	w.t.Helper()
+	for _, op := range w.hist.ops() {
+		if op.state != opInfo {
+			continue
+		}
+		gt.Resume(w.t, w.v, op.sid)
+		rc, err := gt.TrySubmit(w.v, op.sid, op.sub, op.text)
+		if err != nil {
+			w.t.Fatalf("retry of indeterminate %s: %v", op.sub, err)
+		}
+		w.hist.retried(op.sub, rc)
+	}
+}
+
+// receipt reads the current receipt of an acked submission.
+func (w *world) receipt(sid, admissionID string) protocol.Receipt {
+	w.t.Helper()
+	rc, err := w.v.Receipt(gt.Context(w.t, wait), protocol.AdmissionParams{SessionID: sid, AdmissionID: admissionID})
+	if err != nil {
+		w.t.Fatalf("prompt.receipt %s: %v", admissionID, err)
+	}
+	return rc
+}
+
+// awaitStatus polls prompt.receipt until the admission has status.
+func (w *world) awaitStatus(sid, admissionID, status string) protocol.Receipt {
+	w.t.Helper()
+	var rc protocol.Receipt
+	gt.Await(w.t, wait, func() bool {
+		r, err := w.v.Receipt(gt.Context(w.t, wait), protocol.AdmissionParams{SessionID: sid, AdmissionID: admissionID})
+		rc = r
+		return err == nil && r.Status == status
+	})
+	return rc
+}

@@ -24,10 +24,13 @@ func (m *Model) rebuild(s protocol.Snapshot) {
 
 // onEvent applies an event of the current connection and reads the next.
 func (m *Model) onEvent(msg eventMsg) tea.Cmd {
-	if msg.gen != m.gen || m.c == nil {
+	if msg.gen != m.gen {
 		return nil
 	}
-	next := nextEvent(m.c, m.gen)
+	var next tea.Cmd
+	if m.c != nil {
+		next = nextEvent(m.c, m.gen)
+	}
 	ev := msg.ev
 	if ev.SessionID != m.sid {
 		return next

@@ -181,7 +181,7 @@ func (m *Model) onClosed(msg closedMsg) tea.Cmd {
 // onAttached rebuilds the view from a snapshot and makes sure the event
 // reader runs.
 func (m *Model) onAttached(msg attachedMsg) tea.Cmd {
-	if msg.gen != m.gen || m.c == nil {
+	if msg.gen != m.gen {
 		return nil
 	}
 	if msg.err != nil {
@@ -200,7 +200,7 @@ func (m *Model) onAttached(msg attachedMsg) tea.Cmd {
 // nextEventOnce starts the event reader unless one is running for this
 // connection generation.
 func nextEventOnce(m *Model) tea.Cmd {
-	if m.reading == m.gen+1 {
+	if m.reading == m.gen+1 || m.c == nil {
 		return nil
 	}
 	m.reading = m.gen + 1

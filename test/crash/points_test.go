@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	gt "github.com/hermes-gateway/hermes/internal/gatewaytest"
 	"github.com/hermes-gateway/hermes/internal/faults"
+	gt "github.com/hermes-gateway/hermes/internal/gatewaytest"
 	"github.com/hermes-gateway/hermes/internal/modeltest"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )

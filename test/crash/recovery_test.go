@@ -3,8 +3,8 @@ package crash
 import (
 	"testing"
 
-	gt "github.com/hermes-gateway/hermes/internal/gatewaytest"
 	"github.com/hermes-gateway/hermes/internal/faults"
+	gt "github.com/hermes-gateway/hermes/internal/gatewaytest"
 	"github.com/hermes-gateway/hermes/internal/modeltest"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )

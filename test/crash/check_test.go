@@ -126,7 +126,7 @@ func (w *world) checkEffects(e expect) {
 	for _, o := range w.hist.ops() {
 		got := gt.FirstRequests(w.f.Model, o.text)
 		want, exact := e.first[o.text]
-		if (exact && got != want) || got > 1 {
+		if (exact && got != want) || (!exact && got > 1) {
 			w.t.Errorf("I1: %d first model requests for %q (want %v)", got, o.text, e.first[o.text])
 		}
 	}

@@ -15,11 +15,12 @@ type world struct {
 	f    *gt.Fixture
 	v    *gt.Recorder // viewer on the current daemon
 	hist history
+	dirs map[string]string // request_id → the session cwd (a re-create must repeat it)
 }
 
 func newWorld(t *testing.T, cfg gt.Config) *world {
 	t.Helper()
-	return &world{t: t, f: gt.NewFixture(t, cfg, "faults"), hist: history{}}
+	return &world{t: t, f: gt.NewFixture(t, cfg, "faults"), hist: history{}, dirs: map[string]string{}}
 }
 
 // start starts a daemon (faults "" = none) and opens a viewer.
@@ -59,10 +60,15 @@ func (w *world) cwd() string {
 	return d
 }
 
-// create creates (or re-creates) the session of requestID.
+// create creates (or re-creates, with the same params) the session of
+// requestID.
 func (w *world) create(requestID string) string {
 	w.t.Helper()
-	dir := w.cwd()
+	dir, ok := w.dirs[requestID]
+	if !ok {
+		dir = w.cwd()
+		w.dirs[requestID] = dir
+	}
 	return gt.Create(w.t, w.v, protocol.SessionCreateParams{RequestID: &requestID, Cwd: &dir}).SessionID
 }
 

@@ -74,7 +74,7 @@ func (m *Model) slash(line string) tea.Cmd {
 		m.texts = map[string]string{}
 		return m.attachCmd(attach{old: m.sid, subID: m.subID, create: &p})
 	case "/reset", "/compress":
-		return mutateCmd(m.c, m.sid, m.revision, name[1:], struct{}{})
+		return mutateCmd(m.c, m.sid, m.revision, name[1:], map[string]string{})
 	case "/title":
 		if arg == "" {
 			m.note = "usage: /title NAME"
@@ -111,7 +111,9 @@ func (m *Model) onResult(r resultMsg) tea.Cmd {
 	case "rename", "reset", "compress":
 		m.revision = max(m.revision, r.revision)
 		m.note = r.what + " done"
-		if r.what != "rename" && m.c != nil {
+		if r.what == "rename" {
+			m.title = r.text
+		} else if m.c != nil {
 			return m.attachCmd(attach{old: m.sid, subID: m.subID})
 		}
 	}

@@ -119,7 +119,7 @@ func submitCmd(c *client.Client, sid, text string) tea.Cmd {
 	}
 }
 
-func mutateCmd(c *client.Client, sid string, rev int64, op string, payload any) tea.Cmd {
+func mutateCmd(c *client.Client, sid string, rev int64, op string, payload map[string]string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
@@ -127,7 +127,7 @@ func mutateCmd(c *client.Client, sid string, rev int64, op string, payload any) 
 		res, err := c.MutateSession(ctx, protocol.SessionMutateParams{
 			SessionID: sid, RequestID: newID("tui-" + op), ExpectedRevision: rev, Operation: op, Payload: raw,
 		})
-		return resultMsg{what: op, revision: res.Revision, err: err}
+		return resultMsg{what: op, revision: res.Revision, text: payload["title"], err: err}
 	}
 }
 

@@ -67,7 +67,7 @@ func (m *Model) header(w int) string {
 	if m.paused != "" {
 		state += " · paused: " + m.paused
 	}
-	return styleHeader.Render(ansi.Truncate(strings.Join(parts, " · "), max(w-len(state)-3, 10), "…")) +
+	return styleHeader.Render(ansi.Truncate(strings.Join(parts, " · "), max(w-len(state)-4, 10), "…")) +
 		"  " + styleDim.Render("["+state+"]")
 }
 

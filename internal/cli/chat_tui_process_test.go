@@ -59,7 +59,9 @@ func (p *tmuxPane) await(s string) {
 	}
 }
 
-func (p *tmuxPane) send(keys ...string) { p.tmux(append([]string{"send-keys", "-t", "chat"}, keys...)...) }
+func (p *tmuxPane) send(keys ...string) {
+	p.tmux(append([]string{"send-keys", "-t", "chat"}, keys...)...)
+}
 
 func TestChatTUIInTmux(t *testing.T) {
 	t.Parallel()

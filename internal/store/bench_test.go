@@ -22,23 +22,7 @@ const benchPayload = `{"input":{"text":"hello world, please refactor the store"}
 // BenchmarkRawInsertCommit: BEGIN IMMEDIATE; one prepared INSERT; COMMIT.
 func BenchmarkRawInsertCommit(b *testing.B) {
 	ctx := context.Background()
-	path := filepath.Join(b.TempDir(), "state.db")
-	s, err := store.Open(ctx, path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	epoch, _, _ := s.BeginEpoch(ctx, "bench")
-	addSession(b, s, epoch, "local-bench")
-	if err := s.Close(); err != nil {
-		b.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"+
-		"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
+	db := rawWriter(b)
 	ins, err := db.PrepareContext(ctx, `INSERT INTO session_admissions (admission_id, request_id, principal_id,
 	target_session_id, lineage_json, payload_json, payload_digest, intent, status, owner_epoch, created_at_ms)
 	VALUES (?, ?, 'uid:1000', 'local-bench', '["local-bench"]', ?, 'digest', 'queue', 'queued', 1, 1)`)
@@ -61,6 +45,30 @@ func BenchmarkRawInsertCommit(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// rawWriter migrates a database with one session, then opens it with the
+// store's writer pragmas but none of its code.
+func rawWriter(b *testing.B) *sql.DB {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "state.db")
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	epoch, _, _ := s.BeginEpoch(ctx, "bench")
+	addSession(b, s, epoch, "local-bench")
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"+
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	db.SetMaxOpenConns(1)
+	return db
 }
 
 func randomID() string {

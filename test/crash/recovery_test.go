@@ -31,7 +31,7 @@ func TestRecoveryFaultPoints(t *testing.T) {
 			e := expect{status: map[string]string{"started": "unknown", "follow": "queued"},
 				ledger: map[string]int{"follow": 0}, first: map[string]int{"STARTED": 1, "FOLLOW": 0}}
 			if point != faults.RecoveryAfterReady {
-				w.awaitStatus(w.hist["fresh"].sid, w.hist["fresh"].admission, protocol.StatusTerminal)
+				w.awaitStatus(w.hist["fresh"].sid, w.learn("fresh"), protocol.StatusTerminal)
 				e.status["fresh"], e.ledger["fresh"], e.first["FRESH"] = "terminal", 1, 1
 			}
 			w.converge(w.check(e), 2)
@@ -56,9 +56,6 @@ func (w *world) prepareRecovery() {
 		t.Fatal(err)
 	}
 	w.mustSubmit(s1, "follow", "FOLLOW")
-	w.submit(s2, "fresh", "FRESH")
+	w.submit(s2, "fresh", "FRESH") // the reply races the claim crash: ok or info
 	w.crashed()
-	if w.hist["fresh"].state != opOK {
-		t.Fatalf("the FRESH submission was not acked before the claim crash: %s", w.hist["fresh"].state)
-	}
 }

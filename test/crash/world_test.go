@@ -108,6 +108,24 @@ func (w *world) retryIndeterminate() {
 	}
 }
 
+// learn retries the submission sub on the current daemon (idempotent: the
+// same receipt when its row exists) so an op whose reply raced a crash
+// gets its admission id.
+func (w *world) learn(sub string) string {
+	w.t.Helper()
+	o := w.hist[sub]
+	if o.state == opOK {
+		return o.admission
+	}
+	gt.Resume(w.t, w.v, o.sid)
+	rc, err := gt.TrySubmit(w.v, o.sid, o.sub, o.text)
+	if err != nil {
+		w.t.Fatalf("retry of %s: %v", sub, err)
+	}
+	w.hist.retried(sub, rc)
+	return rc.AdmissionID
+}
+
 // receipt reads the current receipt of an acked submission.
 func (w *world) receipt(sid, admissionID string) protocol.Receipt {
 	w.t.Helper()

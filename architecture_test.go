@@ -35,7 +35,8 @@ var allowed = map[string][]string{
 	"client":      {"rpc", "protocol"},
 	"tui":         {"client", "protocol"},
 	"acp":         {"client", "protocol"},
-	"gatewaytest": {"client", "control", "protocol", "modeltest", "auth", "faults", "store"},
+	"gatewaytest": {"client", "control", "protocol", "modeltest", "auth", "faults", "store", "rpc"},
+	"worker":      {"agent", "model", "tools", "protocol"},
 }
 
 // clientSide packages must not reach these, even transitively.

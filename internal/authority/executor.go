@@ -75,8 +75,8 @@ func (a *Authority) drain(l *live) {
 // step claims and runs the oldest queued row; false when there is none or the
 // FIFO is blocked (unknown row, missing launch key, stopping).
 func (a *Authority) step(l *live) bool {
-	if a.ctx.Err() != nil || l.blocked() {
-		return false
+	if a.ctx.Err() != nil || a.isDraining() || l.blocked() {
+		return false // a draining daemon finishes running turns, starts none
 	}
 	adm, ok, err := a.claim(l)
 	if err != nil {

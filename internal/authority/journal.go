@@ -94,18 +94,27 @@ func (a *Authority) emit(ctx context.Context, l *live, typ string, payload any, 
 	}, nil)
 }
 
+// maxInfoPending bounds the pending list of a session.info event, so an
+// admission costs the same whatever the length of the FIFO.
+const maxInfoPending = 32
+
 // infoPayload builds the session.info event payload inside a transaction.
 func (a *Authority) infoPayload(tx *store.Tx, l *live, running bool) (protocol.SessionInfoPayload, error) {
 	row, err := tx.Session(l.id)
 	if err != nil {
 		return protocol.SessionInfoPayload{}, err
 	}
-	pending, err := tx.PendingAdmissions(l.id)
+	pending, err := tx.PendingHead(l.id, maxInfoPending+1)
 	if err != nil {
 		return protocol.SessionInfoPayload{}, err
 	}
+	truncated := len(pending) > maxInfoPending
+	if truncated {
+		pending = pending[:maxInfoPending]
+	}
 	return protocol.SessionInfoPayload{
 		StoredSessionID:     l.id,
+		PendingTruncated:    truncated,
 		Pending:             pendingList(pending),
 		Running:             running,
 		ExecutionGeneration: row.RuntimeGeneration,

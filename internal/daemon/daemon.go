@@ -105,6 +105,7 @@ type daemon struct {
 	procs      *procTracker
 	ln         net.Listener
 	srv        *server.Server
+	dash       server.Dashboard
 	ctl        *control.Server
 	profileID  string
 	instanceID string
@@ -220,6 +221,9 @@ func (d *daemon) serve(ctx context.Context) error {
 	d.drain()
 	stopServers()
 	err := g.Wait()
+	if c, ok := d.dash.(io.Closer); ok {
+		_ = c.Close() // kills and joins the terminal panes
+	}
 	if cerr := d.st.Checkpoint(context.Background()); cerr != nil {
 		d.log.Warn("wal checkpoint failed", "err", cerr)
 	}

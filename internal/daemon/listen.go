@@ -63,6 +63,7 @@ func (d *daemon) listen() error {
 		Gated: d.cfg.Gated(), PublicOrigin: publicOrigin(d.cfg.Dashboard.PublicURL),
 		Dashboard: dash,
 	})
+	d.dash = dash
 	ctl, err := control.Listen(filepath.Join(d.home, "gateway.sock"), d, control.Options{Logger: d.log, IsToolProcess: d.procs.IsToolProcess})
 	if err != nil {
 		_ = ln.Close()

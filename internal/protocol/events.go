@@ -47,6 +47,9 @@ type SessionInfoPayload struct {
 	Revision            int64              `json:"revision"`
 	DesktopProtocol     string             `json:"desktop_protocol"`
 	PausedReason        string             `json:"paused_reason,omitempty"`
+	// PendingTruncated: Pending holds only the oldest entries of a long FIFO;
+	// session.resume has the whole list.
+	PendingTruncated bool `json:"pending_truncated,omitempty"`
 }
 
 // DeltaPayload is the payload of message.delta and reasoning.delta.

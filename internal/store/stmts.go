@@ -23,6 +23,7 @@ const (
 	sAdmissionByKey
 	sAdmissionByID
 	sAdmissionsPending
+	sAdmissionsPendingHead
 	sClaimScan
 	sClaimGeneration
 	sClaimUpdate
@@ -79,6 +80,8 @@ var stmtSQL = [nStmts]string{
 	sAdmissionsPending: `SELECT ` + admissionCols + ` FROM session_admissions
 	WHERE target_session_id = ? AND status != 'terminal' ORDER BY seq`,
 	// One pass over the session's pending rows (partial index) decides a claim.
+	sAdmissionsPendingHead: `SELECT ` + admissionCols + ` FROM session_admissions
+	WHERE target_session_id = ? AND status != 'terminal' ORDER BY seq LIMIT ?`,
 	sClaimScan: `SELECT coalesce(sum(status = 'unknown'), 0), coalesce(sum(status = 'started'), 0),
 	min(CASE WHEN status = 'queued' THEN seq END)
 	FROM session_admissions WHERE target_session_id = ? AND status != 'terminal'`,

@@ -58,6 +58,13 @@ func (tx *Tx) PendingAdmissions(sessionID string) ([]Admission, error) {
 	return collect(rows, err, scanAdmission)
 }
 
+// PendingHead returns at most n non-terminal rows of the session, oldest
+// first: bounded work for events written on every admission.
+func (tx *Tx) PendingHead(sessionID string, n int) ([]Admission, error) {
+	rows, err := tx.query(sAdmissionsPendingHead, sessionID, n)
+	return collect(rows, err, scanAdmission)
+}
+
 // ClaimNext moves the session's oldest queued row to started with a new
 // execution generation (sessions.runtime_generation+1, written to both rows).
 // An unknown row of the session is ErrUnknownExecution; a started one, or no

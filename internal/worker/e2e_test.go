@@ -189,3 +189,28 @@ func TestServeBadSpec(t *testing.T) {
 		t.Fatalf("reported %q (%v)", out.String(), derr)
 	}
 }
+
+func TestServeUIEventAndHistory(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.New(t)
+	srv.Script(modeltest.ToolCall("ui_notify", `{"message":"built","level":"warning"}`), modeltest.Text("ok"))
+	h := newFakeHost()
+	history := []model.Message{{Role: model.RoleUser, Content: "earlier"},
+		{Role: model.RoleAssistant, ToolCalls: []model.ToolCall{{ID: "old", Function: model.FunctionCall{Name: "terminal", Arguments: "{}"}}}},
+		{Role: model.RoleTool, ToolCallID: "old", Name: "terminal", Content: "out"}}
+	res := serveInProcess(testCtx(t), t, Spec{BaseURL: srv.URL(), Model: "m", Input: "notify",
+		Toolsets: []string{"desktop_ui"}, Cwd: t.TempDir(), History: history}, h)
+	if res.Outcome != agent.OutcomeCompleted || res.Text != "ok" {
+		t.Fatalf("result = %+v", res)
+	}
+	h.mu.Lock()
+	got := string(h.ui[tools.UINotify])
+	h.mu.Unlock()
+	if got != `{"message":"built","level":"warning"}` {
+		t.Fatalf("ui payload %q; events %v", got, h.snapshot())
+	}
+	r0 := srv.Requests()[0]
+	if len(r0.Messages) != 4 || len(r0.Messages[1].ToolCalls) != 1 || r0.Messages[1].ToolCalls[0].ID != "old" || r0.Messages[2].ToolCallID != "old" {
+		t.Fatalf("history did not survive the spec: %+v", r0.Messages)
+	}
+}

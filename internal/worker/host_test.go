@@ -130,7 +130,7 @@ func serveInProcess(ctx context.Context, t *testing.T, spec Spec, host Host) age
 	}()
 	p := startProxy(ctx, host, inW, outR)
 	end := p.converse(ctx, spec, 5*time.Second)
-	p.stop()        // closes inW: Serve's reader ends
+	p.stop()         // closes inW: Serve's reader ends
 	_ = outR.Close() // as a kill would: a worker still writing fails instead of blocking
 	if err := <-serveErr; err != nil && end.ok && !end.kill {
 		t.Errorf("Serve: %v", err)

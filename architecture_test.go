@@ -28,7 +28,7 @@ var allowed = map[string][]string{
 	"events":      {"protocol"},
 	"agent":       {"model", "tools", "faults"},
 	"modeltest":   {"model"},
-	"authority":   {"store", "events", "agent", "model", "tools", "session", "queue", "auth", "protocol", "faults"},
+	"authority":   {"store", "events", "agent", "model", "tools", "session", "queue", "auth", "protocol", "faults", "worker"},
 	"server":      {"rpc", "protocol", "authority", "auth", "events"},
 	"dashboard":   {"auth", "protocol", "server"},
 	"daemon":      {"auth", "authority", "config", "control", "events", "faults", "server", "store", "session", "protocol", "tools", "dashboard"},

@@ -39,9 +39,9 @@ func (a *Authority) execute(ctx context.Context, l *live, adm store.Admission) (
 	if err != nil {
 		return turnResult{Outcome: protocol.OutcomeFailed, Error: "history unavailable"}
 	}
-	settings := a.cfg.Settings()
+	key := a.modelKey(l, r.Policy, a.cfg.Settings())
 	turn := agent.Turn{
-		Model:           model.New(model.Config{BaseURL: r.Policy.BaseURL, APIKey: a.modelKey(l, r.Policy, settings)}),
+		Model:           model.New(model.Config{BaseURL: r.Policy.BaseURL, APIKey: key}),
 		ModelName:       r.Policy.Model,
 		Stream:          r.Policy.Streaming,
 		ReasoningEffort: r.Policy.Reasoning,
@@ -56,7 +56,12 @@ func (a *Authority) execute(ctx context.Context, l *live, adm store.Admission) (
 	l.mu.Lock()
 	l.built = true
 	l.mu.Unlock()
-	out := agent.Run(ctx, turn)
+	var out agent.Result
+	if r.Policy.SafeMode {
+		out = a.runIsolated(ctx, turn, r.Policy, key)
+	} else {
+		out = agent.Run(ctx, turn)
+	}
 	res = turnResult{Text: out.Text, Outcome: out.Outcome}
 	if out.Err != nil && out.Outcome != protocol.OutcomeCompleted {
 		res.Error = out.Err.Error()

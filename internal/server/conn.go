@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"sync"
 
 	"github.com/coder/websocket"
@@ -169,8 +168,3 @@ func newID() string {
 }
 
 var errNotAttached = protocol.Errorf(protocol.ReasonPermissionDenied, "resume or create this session on this connection first")
-
-func isProtocolErr(err error) bool {
-	var pe *protocol.Error
-	return errors.As(err, &pe)
-}

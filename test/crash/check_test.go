@@ -3,7 +3,6 @@ package crash
 import (
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 
 	gt "github.com/hermes-gateway/hermes/internal/gatewaytest"
@@ -177,14 +176,4 @@ func (w *world) converge(fp string, k int) {
 		}
 		_ = db.Close()
 	}
-}
-
-// hasAll reports whether every want is in got.
-func hasAll(got []string, want ...string) bool {
-	for _, s := range want {
-		if !slices.Contains(got, s) {
-			return false
-		}
-	}
-	return true
 }

@@ -191,7 +191,8 @@ func (d *daemon) beginEpoch(ctx context.Context) error {
 	faults.Hit(faults.RecoveryAfterUnknown)
 	d.hub = events.NewHub(events.Options{})
 	d.tickets = auth.NewTickets(d.profileID, d.instanceID)
-	d.procs = newProcTracker()
+	killOrphanTools(d.home, d.log)
+	d.procs = newProcTracker(filepath.Join(d.home, toolGroupsFile))
 	d.auth = authority.New(authority.Config{
 		Store: d.st, Hub: d.hub, ProfileID: d.profileID, InstanceID: d.instanceID, Epoch: epoch,
 		Logger: d.log, Settings: d.settings.Settings, AppendAllowlist: d.settings.appendAllowlist,

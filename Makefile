@@ -5,7 +5,7 @@ BIN       := bin/hermes
 # CI-bounded crash/soak settings; `make crash-long` runs the long form.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build fmt lint vet staticcheck test test-race verify bench crash crash-long ci clean
+.PHONY: all build fmt lint vet staticcheck test test-race test-race-core verify bench bench-smoke crash crash-long ci clean
 
 all: build
 
@@ -33,6 +33,11 @@ test:
 test-race:
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m $(PKGS)
 
+# The race detector over the in-process packages (CI; the process tests
+# run the non-race binary).
+test-race-core:
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m ./internal/...
+
 crash:
 	$(GO) test -count=1 -timeout 10m ./test/crash/...
 
@@ -44,7 +49,11 @@ verify: lint build test
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./internal/store/ ./internal/events/ ./internal/rpc/ ./internal/control/ ./internal/model/... ./internal/agent/ ./test/bench/...
 
-ci: lint build test
+# Every benchmark once, so they keep compiling and running (figures: make bench).
+bench-smoke:
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./internal/... ./test/bench/
+
+ci: lint build test test-race-core bench-smoke
 
 clean:
 	rm -rf bin

@@ -33,6 +33,8 @@ func (a *Authority) Interrupt(ctx context.Context, p auth.Principal, params prot
 		state = "running"
 		if l.cancelTurn != nil {
 			l.cancelTurn()
+		} else {
+			l.latched = params.ExecutionGeneration // runTurn honours it as soon as it starts
 		}
 	}
 	l.mu.Unlock()

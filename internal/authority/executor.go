@@ -132,6 +132,9 @@ func (a *Authority) runTurn(l *live, adm store.Admission) {
 	defer cancel()
 	l.mu.Lock()
 	l.cancelTurn = cancel
+	if l.latched == adm.Generation {
+		cancel() // interrupted between its claim and its start
+	}
 	l.mu.Unlock()
 	res := a.execute(ctx, l, adm)
 	if a.ctx.Err() != nil {

@@ -27,6 +27,7 @@ type live struct {
 	generation int64              // generation of the running turn; guarded by mu
 	admission  string             // admission id of the running turn; guarded by mu
 	cancelTurn context.CancelFunc // interrupts the running turn; guarded by mu
+	latched    int64              // an interrupt for this generation arrived before cancelTurn existed; guarded by mu
 	built      bool               // the agent was built at least once (info.lazy = false); guarded by mu
 	prompts    []*prompt          // pending prompts of the running generation, in order; guarded by mu
 	resolved   map[string]bool    // prompt ids answered this process; guarded by mu

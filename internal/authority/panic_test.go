@@ -53,6 +53,9 @@ func TestTurnPanicContainedToSession(t *testing.T) {
 	if got := awaitTerminal(t, a, p, victim, bad); got != protocol.OutcomeFailed {
 		t.Errorf("the panicked turn: outcome %q, want failed", got)
 	}
+	if boom.Load() {
+		t.Fatal("the injected panic never fired")
+	}
 	hold.Release()
 	if got := awaitTerminal(t, a, p, calm, held); got != protocol.OutcomeCompleted {
 		t.Errorf("the other session's turn: outcome %q, want completed", got)

@@ -83,3 +83,23 @@ func pendingList(rows []store.Admission) []protocol.PendingAdmission {
 	}
 	return out
 }
+
+// briefList is pendingList for rows read by store.PendingBrief.
+func briefList(rows []store.PendingBrief) []protocol.PendingAdmission {
+	out := make([]protocol.PendingAdmission, 0, len(rows))
+	for _, r := range rows {
+		p := protocol.PendingAdmission{
+			AdmissionID: r.AdmissionID,
+			InputID:     r.RequestID,
+			Status:      r.Status,
+			Sequence:    r.Seq,
+			Text:        r.Text,
+		}
+		if r.Generation != 0 {
+			g := r.Generation
+			p.ExecutionGeneration = &g
+		}
+		out = append(out, p)
+	}
+	return out
+}

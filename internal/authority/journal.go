@@ -100,11 +100,11 @@ const maxInfoPending = 32
 
 // infoPayload builds the session.info event payload inside a transaction.
 func (a *Authority) infoPayload(tx *store.Tx, l *live, running bool) (protocol.SessionInfoPayload, error) {
-	row, err := tx.Session(l.id)
+	generation, revision, err := tx.Runtime(l.id)
 	if err != nil {
 		return protocol.SessionInfoPayload{}, err
 	}
-	pending, err := tx.PendingHead(l.id, maxInfoPending+1)
+	pending, err := tx.PendingBrief(l.id, maxInfoPending+1)
 	if err != nil {
 		return protocol.SessionInfoPayload{}, err
 	}
@@ -115,10 +115,10 @@ func (a *Authority) infoPayload(tx *store.Tx, l *live, running bool) (protocol.S
 	return protocol.SessionInfoPayload{
 		StoredSessionID:     l.id,
 		PendingTruncated:    truncated,
-		Pending:             pendingList(pending),
+		Pending:             briefList(pending),
 		Running:             running,
-		ExecutionGeneration: row.RuntimeGeneration,
-		Revision:            row.RuntimeRevision,
+		ExecutionGeneration: generation,
+		Revision:            revision,
 		DesktopProtocol:     protocol.DesktopProtocol,
 		PausedReason:        l.pausedReason(),
 	}, nil

@@ -83,21 +83,13 @@ func (a *Authority) admit(ctx context.Context, l *live, adm store.Admission) (st
 	var saved store.Admission
 	fresh := false
 	err := a.commit(ctx, l.id, func(tx *store.Tx, j *journal) error {
-		old, ok, err := tx.AdmissionByKey(adm.PrincipalID, adm.TargetSessionID, adm.RequestID)
-		if err != nil {
-			return err
-		}
-		if ok {
-			if old.PayloadDigest != adm.PayloadDigest {
-				return protocol.Errorf(protocol.ReasonAdmissionConflict, "submission_id was already used with a different text")
+		var err error
+		if saved, fresh, err = tx.AdmitOnce(adm); err != nil || !fresh {
+			if err == nil && saved.PayloadDigest != adm.PayloadDigest {
+				err = protocol.Errorf(protocol.ReasonAdmissionConflict, "submission_id was already used with a different text")
 			}
-			saved = old
-			return nil
-		}
-		if saved, err = tx.InsertAdmission(adm); err != nil {
 			return err
 		}
-		fresh = true
 		return a.addInfo(tx, j, l, l.isRunning(), stamp{})
 	}, nil)
 	return saved, fresh, err

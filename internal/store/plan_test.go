@@ -23,6 +23,7 @@ func TestStartupQueriesUsePendingIndex(t *testing.T) {
 		"orphans":               sqlOrphans,
 		"claim scan":            stmtSQL[sClaimScan],
 		"pending admissions":    stmtSQL[sAdmissionsPending],
+		"pending brief":         stmtSQL[sAdmissionsPendingBrief],
 		"sessions with pending": sqlSessionsWithPending,
 		"counts":                sqlCounts,
 	}

@@ -12,6 +12,7 @@ const (
 	sMetaPut
 	sMetaDelete
 	sSessionGet
+	sSessionRuntime
 	sSessionInsert
 	sSessionEnd
 	sSessionTitle
@@ -20,10 +21,12 @@ const (
 	sRouteGet
 	sRoutePut
 	sAdmissionInsert
+	sAdmissionInsertOnce
 	sAdmissionByKey
 	sAdmissionByID
 	sAdmissionsPending
 	sAdmissionsPendingHead
+	sAdmissionsPendingBrief
 	sClaimScan
 	sClaimGeneration
 	sClaimUpdate
@@ -60,6 +63,8 @@ var stmtSQL = [nStmts]string{
 	sMetaPut:    `INSERT INTO state_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
 	sMetaDelete: `DELETE FROM state_meta WHERE key = ?`,
 	sSessionGet: `SELECT ` + sessionCols + ` FROM sessions WHERE id = ?`,
+	// The two counters a session.info event carries, without the wide row.
+	sSessionRuntime: `SELECT runtime_generation, runtime_revision FROM sessions WHERE id = ?`,
 	sSessionInsert: `INSERT INTO sessions (id, source, user_id, session_key, chat_id, model, cwd, title,
 	parent_session_id, end_reason, model_config, replay_epoch, started_at_ms, ended_at_ms,
 	last_activity_ms, archived, hidden, runtime_generation, runtime_revision)
@@ -74,6 +79,13 @@ var stmtSQL = [nStmts]string{
 	sAdmissionInsert: `INSERT INTO session_admissions (admission_id, request_id, principal_id, target_session_id,
 	lineage_json, payload_json, payload_digest, intent, status, owner_epoch, created_at_ms)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?) RETURNING seq`,
+	// The idempotent admission in one statement: no row back means the key
+	// exists (only that UNIQUE constraint is absorbed; any other failure,
+	// e.g. a missing session, is still an error).
+	sAdmissionInsertOnce: `INSERT INTO session_admissions (admission_id, request_id, principal_id, target_session_id,
+	lineage_json, payload_json, payload_digest, intent, status, owner_epoch, created_at_ms)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)
+	ON CONFLICT (principal_id, target_session_id, request_id) DO NOTHING RETURNING seq`,
 	sAdmissionByKey: `SELECT ` + admissionCols + ` FROM session_admissions
 	WHERE principal_id = ? AND target_session_id = ? AND request_id = ?`,
 	sAdmissionByID: `SELECT ` + admissionCols + ` FROM session_admissions WHERE admission_id = ?`,
@@ -82,6 +94,11 @@ var stmtSQL = [nStmts]string{
 	// One pass over the session's pending rows (partial index) decides a claim.
 	sAdmissionsPendingHead: `SELECT ` + admissionCols + ` FROM session_admissions
 	WHERE target_session_id = ? AND status != 'terminal' ORDER BY seq LIMIT ?`,
+	// The pending head as a session.info event lists it: the text is taken
+	// out of payload_json by SQLite, so no row is decoded in Go.
+	sAdmissionsPendingBrief: `SELECT seq, admission_id, request_id, status, coalesce(generation, 0),
+	coalesce(iif(json_valid(payload_json), json_extract(payload_json, '$.text')), '')
+	FROM session_admissions WHERE target_session_id = ? AND status != 'terminal' ORDER BY seq LIMIT ?`,
 	sClaimScan: `SELECT coalesce(sum(status = 'unknown'), 0), coalesce(sum(status = 'started'), 0),
 	min(CASE WHEN status = 'queued' THEN seq END)
 	FROM session_admissions WHERE target_session_id = ? AND status != 'terminal'`,

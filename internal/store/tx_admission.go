@@ -15,6 +15,44 @@ import (
 // (principal, target, request) key exists; ErrNotFound when the target
 // session does not.
 func (tx *Tx) InsertAdmission(a Admission) (Admission, error) {
+	a, err := newAdmission(tx, a)
+	if err != nil {
+		return Admission{}, err
+	}
+	err = tx.queryRow(sAdmissionInsert, a.AdmissionID, a.RequestID, a.PrincipalID, a.TargetSessionID,
+		a.LineageJSON, a.PayloadJSON, a.PayloadDigest, a.Intent, a.OwnerEpoch, a.CreatedAtMs).Scan(&a.Seq)
+	if err != nil {
+		return Admission{}, fmt.Errorf("insert admission %s: %w", a.RequestID, classify(err))
+	}
+	return a, nil
+}
+
+// AdmitOnce is the idempotent form of InsertAdmission: it inserts a queued
+// row (fresh=true), or, when the (principal, target, request) key exists,
+// returns that row unchanged (fresh=false) for the caller to compare
+// digests. The fresh path is one statement.
+func (tx *Tx) AdmitOnce(a Admission) (saved Admission, fresh bool, err error) {
+	if a, err = newAdmission(tx, a); err != nil {
+		return Admission{}, false, err
+	}
+	err = tx.queryRow(sAdmissionInsertOnce, a.AdmissionID, a.RequestID, a.PrincipalID, a.TargetSessionID,
+		a.LineageJSON, a.PayloadJSON, a.PayloadDigest, a.Intent, a.OwnerEpoch, a.CreatedAtMs).Scan(&a.Seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		old, ok, err := tx.AdmissionByKey(a.PrincipalID, a.TargetSessionID, a.RequestID)
+		if err == nil && !ok { // the conflicting row cannot vanish inside the transaction
+			err = fmt.Errorf("admit %s: key conflict without a row: %w", a.RequestID, ErrConflict)
+		}
+		return old, false, err
+	}
+	if err != nil {
+		return Admission{}, false, fmt.Errorf("insert admission %s: %w", a.RequestID, classify(err))
+	}
+	return a, true, nil
+}
+
+// newAdmission validates the admit transition and fills in the defaults of
+// a row about to be inserted by tx.
+func newAdmission(tx *Tx, a Admission) (Admission, error) {
 	if _, err := queue.Next("", queue.Admit); err != nil {
 		return Admission{}, err
 	}
@@ -32,11 +70,6 @@ func (tx *Tx) InsertAdmission(a Admission) (Admission, error) {
 		a.CreatedAtMs = nowMs()
 	}
 	a.Status, a.Outcome, a.OwnerEpoch, a.Generation, a.SettledAtMs = string(queue.Queued), "", tx.epoch, 0, 0
-	err := tx.queryRow(sAdmissionInsert, a.AdmissionID, a.RequestID, a.PrincipalID, a.TargetSessionID,
-		a.LineageJSON, a.PayloadJSON, a.PayloadDigest, a.Intent, a.OwnerEpoch, a.CreatedAtMs).Scan(&a.Seq)
-	if err != nil {
-		return Admission{}, fmt.Errorf("insert admission %s: %w", a.RequestID, classify(err))
-	}
 	return a, nil
 }
 
@@ -63,6 +96,17 @@ func (tx *Tx) PendingAdmissions(sessionID string) ([]Admission, error) {
 func (tx *Tx) PendingHead(sessionID string, n int) ([]Admission, error) {
 	rows, err := tx.query(sAdmissionsPendingHead, sessionID, n)
 	return collect(rows, err, scanAdmission)
+}
+
+// PendingBrief returns at most n non-terminal rows of the session, oldest
+// first, as a session.info event lists them (no payload decoding in Go).
+func (tx *Tx) PendingBrief(sessionID string, n int) ([]PendingBrief, error) {
+	rows, err := tx.query(sAdmissionsPendingBrief, sessionID, n)
+	return collect(rows, err, func(sc scanner) (PendingBrief, error) {
+		var p PendingBrief
+		err := sc.Scan(&p.Seq, &p.AdmissionID, &p.RequestID, &p.Status, &p.Generation, &p.Text)
+		return p, err
+	})
 }
 
 // ClaimNext moves the session's oldest queued row to started with a new

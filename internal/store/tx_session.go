@@ -31,6 +31,14 @@ func (tx *Tx) Session(id string) (Session, error) {
 	return one(s, err, "session "+id)
 }
 
+// Runtime reads a session's runtime_generation and runtime_revision
+// (ErrNotFound): the part of the row a session.info event needs.
+func (tx *Tx) Runtime(id string) (generation, revision int64, err error) {
+	err = tx.queryRow(sSessionRuntime, id).Scan(&generation, &revision)
+	_, err = one(0, err, "session "+id)
+	return generation, revision, err
+}
+
 // InsertSession inserts a sessions row; ErrConflict if the id exists. An
 // empty ReplayEpoch gets a random one, a zero StartedAtMs gets now, and
 // MessageCount/LastEventSeq start at 0 whatever s says (they are maintained

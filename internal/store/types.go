@@ -59,6 +59,17 @@ type Admission struct {
 	SettledAtMs int64 // unix ms; 0 = not terminal
 }
 
+// PendingBrief is what a session.info event shows of a non-terminal
+// admission: its identity, status, generation and the text of its payload.
+type PendingBrief struct {
+	Seq         int64
+	AdmissionID string
+	RequestID   string
+	Status      string // a queue.Status other than terminal
+	Generation  int64  // 0 = never claimed
+	Text        string // payload_json's "text"; "" if the payload is not JSON
+}
+
 // Message is one messages row of a physical transcript.
 type Message struct {
 	ID            int64 // assigned at insert, increasing

@@ -227,18 +227,18 @@ func (c *Conn) reply(ctx context.Context, id json.RawMessage, result any, err er
 }
 
 func (c *Conn) writeReply(ctx context.Context, resp response) {
-	if err := c.write(ctx, resp); err != nil && !errors.Is(err, ErrClosed) {
+	data, err := resp.frame()
+	if err == nil {
+		err = c.write(ctx, data)
+	}
+	if err != nil && !errors.Is(err, ErrClosed) {
 		c.log.Debug("rpc: write reply failed; closing", "err", err)
 		_ = c.Close()
 	}
 }
 
-// write marshals msg and writes it as one frame while holding writeSem.
-func (c *Conn) write(ctx context.Context, msg any) error {
-	data, err := json.Marshal(msg)
-	if err != nil {
-		return err
-	}
+// write writes data as one frame while holding writeSem.
+func (c *Conn) write(ctx context.Context, data []byte) error {
 	if c.isDone() {
 		return ErrClosed
 	}
@@ -260,7 +260,11 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return err
 	}
-	return c.write(ctx, request{JSONRPC: version, Method: method, Params: raw})
+	data, err := request{JSONRPC: version, Method: method, Params: raw}.frame()
+	if err != nil {
+		return err
+	}
+	return c.write(ctx, data)
 }
 
 // Call sends a request and waits for its response, which it unmarshals into
@@ -277,8 +281,11 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		return err
 	}
 	defer c.unregister(id)
-	req := request{JSONRPC: version, ID: json.RawMessage(id), Method: method, Params: raw}
-	if err := c.write(ctx, req); err != nil {
+	data, err := request{JSONRPC: version, ID: json.RawMessage(id), Method: method, Params: raw}.frame()
+	if err != nil {
+		return err
+	}
+	if err := c.write(ctx, data); err != nil {
 		return err
 	}
 	select {

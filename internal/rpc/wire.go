@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
@@ -41,13 +42,21 @@ type inbound struct {
 	err    *WireErr        // kindResponse: the peer's error; kindReject: ours
 }
 
-// classify sorts a frame by the rules of SPEC §4 and reference §2.2.
+// classify sorts a frame by the rules of SPEC §4 and reference §2.2. It
+// scans a well-formed object once: json.Unmarshal validates the whole frame
+// before decoding, so its *json.SyntaxError is the parse error.
 func classify(data []byte) inbound {
-	if !json.Valid(data) {
-		return inbound{kind: kindReject, id: nullID, err: errParse}
+	if !isObject(data) {
+		if !json.Valid(data) {
+			return inbound{kind: kindReject, id: nullID, err: errParse}
+		}
+		return inbound{kind: kindReject, id: nullID, err: errInvalidRequest}
 	}
 	var env envelope
-	if !isObject(data) || json.Unmarshal(data, &env) != nil {
+	if err := json.Unmarshal(data, &env); err != nil {
+		if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
+			return inbound{kind: kindReject, id: nullID, err: errParse}
+		}
 		return inbound{kind: kindReject, id: nullID, err: errInvalidRequest}
 	}
 	id := env.ID
@@ -121,6 +130,58 @@ func firstByte(raw []byte) byte {
 
 // idKey normalizes an id for matching a response to its Call.
 func idKey(id json.RawMessage) string { return string(bytes.TrimSpace(id)) }
+
+// frame encodes r exactly as json.Marshal(r) would, without re-scanning
+// Params: they come from json.Marshal (marshalParams), so they are already
+// compact and escaped, and only the small members are encoded here.
+func (r request) frame() ([]byte, error) {
+	method, err := json.Marshal(r.Method)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(r.Params)+len(method)+len(r.ID)+48)
+	b = append(b, `{"jsonrpc":"`+version+`"`...)
+	if len(r.ID) > 0 {
+		if b, err = appendMember(b, "id", r.ID); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, `,"method":`...)
+	b = append(b, method...)
+	if len(r.Params) > 0 {
+		b = append(b, `,"params":`...)
+		b = append(b, r.Params...)
+	}
+	return append(b, '}'), nil
+}
+
+// frame encodes r like json.Marshal(r); a result (from json.Marshal in
+// reply) is copied as it is. Error responses take the general path.
+func (r response) frame() ([]byte, error) {
+	if r.Error != nil || len(r.Result) == 0 {
+		return json.Marshal(r)
+	}
+	b := make([]byte, 0, len(r.Result)+len(r.ID)+40)
+	b = append(b, `{"jsonrpc":"`+version+`"`...)
+	b, err := appendMember(b, "id", r.ID)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"result":`...)
+	b = append(b, r.Result...)
+	return append(b, '}'), nil
+}
+
+// appendMember appends ,"name":raw with raw compacted and escaped as
+// json.Marshal does with a json.RawMessage (ids are peer bytes).
+func appendMember(b []byte, name string, raw json.RawMessage) ([]byte, error) {
+	v, err := json.Marshal(raw)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"`+name+`":`...)
+	return append(b, v...), nil
+}
 
 // request is an outgoing request or notification (ID nil).
 type request struct {

@@ -72,12 +72,13 @@ func TestChatTUIInTmux(t *testing.T) {
 	if err := os.Mkdir(victim, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	f.Turns.Set("hi tui", modeltest.Reply{Text: "Hello from the TUI.", Chunk: 5})
+	f.Turns.Set("hi tui", modeltest.Reply{Text: "Hello from the **TUI**.", Chunk: 5})
 	f.Turns.Set("delete it", modeltest.ToolCall("terminal", gatewaytest.TerminalArgs("rm -r -- "+victim)), modeltest.Text("Left it alone."))
+	f.Turns.Set("list it", modeltest.ToolCall("terminal", gatewaytest.TerminalArgs("printf 'alpha\\nbeta\\n'")), modeltest.Text("Listed."))
 	p := newPane(t, fmt.Sprintf("%s --home %s chat --no-autostart --cwd %s", f.Bin, f.Home, cwd))
 	p.await("[connected]")
 	p.send("hi tui", "Enter")
-	p.await("Hello from the TUI.")
+	p.await("Hello from the TUI.") // markdown: the asterisks are gone once the message completes
 	p.send("delete it", "Enter")
 	p.await("approval needed")
 	p.send("d")
@@ -92,6 +93,14 @@ func TestChatTUIInTmux(t *testing.T) {
 	if n := strings.Count(p.screen(), "Hello from the TUI."); n != 1 {
 		t.Fatalf("after the reconnect the answer shows %d times:\n%s", n, p.screen())
 	}
+	p.await("✗ denied by the user") // rebuilt from the snapshot, whose tool results carry no error flag
+	p.send("list it", "Enter")
+	p.await("Listed.")
+	if strings.Contains(p.screen(), "│ beta") {
+		t.Fatalf("tool output is not folded:\n%s", p.screen())
+	}
+	p.send("C-o")
+	p.await("│ beta")
 	p.send("/title demo title", "Enter")
 	p.await("hermes · demo title")
 	p.send("/quit", "Enter")

@@ -9,16 +9,21 @@ import (
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
-// helpText lists the slash commands.
-const helpText = "/new  /reset  /compress  /sessions  /title NAME  /stop  /quit — leaving never stops a turn"
+// helpText lists the slash commands and the fold keys.
+const helpText = "/new  /reset  /compress  /sessions  /title NAME  /stop  /quit · ctrl+o tool output, " +
+	"ctrl+↑/↓ pick a tool, esc the latest — leaving never stops a turn"
 
-// key routes a key press: the picker, then a pending prompt, then the input.
+// key routes a key press: the picker, then the fold keys, then a pending
+// prompt, then the input.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if k.String() == "ctrl+c" {
 		return tea.Quit
 	}
 	if m.picker != nil {
 		return m.pickerKey(k)
+	}
+	if m.foldKey(k.String()) {
+		return nil
 	}
 	if len(m.prompts) > 0 {
 		if cmd, used := m.promptKey(k); used {
@@ -185,4 +190,60 @@ func matchChoice(key string, choices []string) string {
 		}
 	}
 	return ""
+}
+
+// foldKey handles the keys of tool output: ctrl+o folds or unfolds the
+// selected tool call (by default the latest one with output), ctrl+up and
+// ctrl+down (or alt+) select an earlier or later call, esc goes back to
+// following the latest.
+func (m *Model) foldKey(key string) bool {
+	switch key {
+	case "ctrl+o":
+		if i := m.foldTarget(); i >= 0 {
+			m.entries[i].open = !m.entries[i].open
+		}
+	case "ctrl+up", "alt+up":
+		m.sel = m.nextTool(m.foldTarget(), -1)
+	case "ctrl+down", "alt+down":
+		if m.sel >= 0 {
+			m.sel = m.nextTool(m.sel, +1)
+		}
+	case "esc":
+		if m.sel < 0 {
+			return false
+		}
+		m.sel = -1
+	default:
+		return false
+	}
+	return true
+}
+
+// foldTarget is the tool entry ctrl+o acts on: the selected one, else the
+// latest that has output; -1 when there is none.
+func (m *Model) foldTarget() int {
+	if m.sel >= 0 {
+		return m.sel
+	}
+	for i := len(m.entries) - 1; i >= 0; i-- {
+		if m.entries[i].kind == kindTool && m.entries[i].out != "" {
+			return i
+		}
+	}
+	return -1
+}
+
+// nextTool is the tool entry before (dir -1) or after (+1) entry from;
+// from -1 with dir -1 is the latest. Past either end it stays at from.
+func (m *Model) nextTool(from, dir int) int {
+	i := from
+	if from < 0 {
+		i = len(m.entries)
+	}
+	for i += dir; i >= 0 && i < len(m.entries); i += dir {
+		if m.entries[i].kind == kindTool {
+			return i
+		}
+	}
+	return from
 }

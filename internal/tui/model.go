@@ -47,8 +47,18 @@ type Model struct {
 	texts    map[string]string // admission id → prompt text (own submissions)
 	prompts  []protocol.Prompt // pending approvals and clarify requests, oldest first
 	entries  []entry
-	live     int  // index of the streaming assistant entry; -1 none
-	gap      bool // deltas of the current message were missed
+	live     int               // index of the streaming assistant entry; -1 none
+	gap      bool              // deltas of the current message were missed
+	failed   map[string]string // tool id → error reported by tool.complete (outlives rebuilds)
+	sel      int               // tool entry that ctrl+o folds; -1: the latest with output
+	md       markdown          // renders completed assistant messages
+
+	// attaching counts the attach commands of this connection whose
+	// result has not arrived. Events read meanwhile are held and applied
+	// after the last snapshot, so that nothing between a snapshot and its
+	// subscription is lost (and nothing a snapshot holds shows twice).
+	attaching int
+	held      []protocol.Event
 
 	input   textinput.Model
 	choice  int          // clarify: highlighted choice
@@ -69,7 +79,7 @@ func New(opts Options) *Model {
 	in.Placeholder = "message, or /help"
 	in.Focus()
 	return &Model{opts: opts, c: opts.Client, texts: map[string]string{}, live: -1, input: in,
-		picked: map[int]bool{}, status: "connecting"}
+		picked: map[int]bool{}, failed: map[string]string{}, sel: -1, status: "connecting"}
 }
 
 // Init attaches on the initial connection, or dials one.
@@ -93,6 +103,7 @@ func (m *Model) attachCmd(a attach) tea.Cmd {
 		p := m.opts.Create
 		a.create = &p
 	}
+	m.attaching++
 	return attachCmd(m.c, m.gen, a)
 }
 
@@ -111,8 +122,12 @@ func (m *Model) Close() {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
+		resized := msg.Width != m.width
 		m.width, m.height = msg.Width, msg.Height
 		m.input.SetWidth(max(msg.Width-4, 10))
+		if resized {
+			m.renderAll()
+		}
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
@@ -136,8 +151,7 @@ func (m *Model) connection(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case connectedMsg:
 		if msg.gen != m.gen {
-			_ = msg.c.Close()
-			return nil
+			return closeCmd(msg.c)
 		}
 		m.c, m.status = msg.c, "attaching"
 		return m.attachCmd(attach{})
@@ -165,17 +179,15 @@ func (m *Model) onClosed(msg closedMsg) tea.Cmd {
 	if msg.gen != m.gen {
 		return nil
 	}
-	if m.c != nil {
-		_ = m.c.Close()
-	}
+	closing := closeCmd(m.c)
 	m.c, m.subID = nil, ""
 	m.gen++
-	m.status = "reconnecting"
+	m.status, m.attaching, m.held = "reconnecting", 0, nil
 	if m.opts.Dial == nil {
 		m.fatal = fmt.Errorf("connection to the gateway lost")
-		return tea.Quit
+		return tea.Sequence(closing, tea.Quit)
 	}
-	return retryCmd(m.gen)
+	return tea.Batch(closing, retryCmd(m.gen))
 }
 
 // onAttached rebuilds the view from a snapshot and makes sure the event
@@ -184,17 +196,24 @@ func (m *Model) onAttached(msg attachedMsg) tea.Cmd {
 	if msg.gen != m.gen {
 		return nil
 	}
+	m.attaching = max(m.attaching-1, 0)
 	if msg.err != nil {
 		if !m.attached {
 			m.fatal = fmt.Errorf("attach: %w", msg.err)
 			return tea.Quit
 		}
 		m.note = "attach: " + msg.err.Error()
-		return nextEventOnce(m) // a closed connection reports itself there
+	} else {
+		m.attached, m.status = true, "connected"
+		m.rebuild(msg.snap)
 	}
-	m.attached, m.status = true, "connected"
-	m.rebuild(msg.snap)
-	return nextEventOnce(m)
+	var held tea.Cmd
+	if m.attaching == 0 {
+		h := m.held
+		m.held = nil
+		held = m.applyHeld(h)
+	}
+	return tea.Batch(held, nextEventOnce(m)) // a closed connection reports itself in nextEvent
 }
 
 // nextEventOnce starts the event reader unless one is running for this

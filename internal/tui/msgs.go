@@ -67,6 +67,17 @@ func dialCmd(dial func(context.Context) (*client.Client, error), gen int) tea.Cm
 	}
 }
 
+// closeCmd closes a connection that is no longer used (nil: nothing to do).
+func closeCmd(c *client.Client) tea.Cmd {
+	if c == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		_ = c.Close()
+		return nil
+	}
+}
+
 func retryCmd(gen int) tea.Cmd {
 	return tea.Tick(retryDelay, func(time.Time) tea.Msg { return retryMsg{gen: gen} })
 }

@@ -26,10 +26,14 @@ const (
 // entry is one block of the transcript.
 type entry struct {
 	kind  entryKind
-	text  string // user/assistant/note text; tool: argument summary
-	tool  string // tool name
-	id    string // tool call id
-	state string // tool state
+	text  string   // user/assistant/note text; tool: argument summary
+	md    []string // assistant: text rendered as markdown at the model's width; nil while streaming
+	tool  string   // tool name
+	id    string   // tool call id
+	state string   // tool state
+	out   string   // tool: the result text ("" until it completes)
+	err   string   // tool: first line of the error when state is toolFailed
+	open  bool     // tool: the output is unfolded
 }
 
 // wireToolCall is the part of a stored assistant tool call the UI shows.
@@ -42,8 +46,10 @@ type wireToolCall struct {
 }
 
 // transcript converts stored messages to entries: tool calls compact, a
-// tool result only marks its call done.
-func transcript(msgs []protocol.Message) []entry {
+// tool result completes its call (folded). failed holds the errors that
+// tool.complete events reported, by tool id; they beat the guess that
+// toolError makes from a stored result, which carries no error flag.
+func transcript(msgs []protocol.Message, failed map[string]string) []entry {
 	var out []entry
 	for _, msg := range msgs {
 		switch msg.Role {
@@ -60,20 +66,46 @@ func transcript(msgs []protocol.Message) []entry {
 					text: argSummary(c.Function.Name, json.RawMessage(c.Function.Arguments)), state: toolRunning})
 			}
 		case "tool":
-			markTool(out, msg.ToolCallID, toolDone)
+			finishTool(out, msg.ToolCallID, msg.Content, storedError(out, msg, failed))
 		}
 	}
 	return out
 }
 
-// markTool sets the state of the tool entry with call id.
-func markTool(es []entry, id, state string) {
+// storedError is the error of a stored tool result: the one its
+// tool.complete event reported, else what its text shows.
+func storedError(es []entry, msg protocol.Message, failed map[string]string) string {
+	if e, ok := failed[msg.ToolCallID]; ok {
+		return e
+	}
+	name := msg.ToolName
+	if i := toolIndex(es, msg.ToolCallID); name == "" && i >= 0 {
+		name = es[i].tool
+	}
+	return toolError(name, msg.Content)
+}
+
+// finishTool records the result of the tool entry with call id: failed
+// when errText is not empty.
+func finishTool(es []entry, id, out, errText string) {
+	i := toolIndex(es, id)
+	if i < 0 {
+		return
+	}
+	es[i].state, es[i].out, es[i].err = toolDone, out, errText
+	if errText != "" {
+		es[i].state = toolFailed
+	}
+}
+
+// toolIndex is the index of the latest tool entry with call id, or -1.
+func toolIndex(es []entry, id string) int {
 	for i := len(es) - 1; i >= 0; i-- {
 		if es[i].kind == kindTool && es[i].id == id {
-			es[i].state = state
-			return
+			return i
 		}
 	}
+	return -1
 }
 
 // argSummary is a one-line view of a tool call's arguments.

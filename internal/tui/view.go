@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -23,10 +24,7 @@ var (
 // View renders the frame: header, transcript (bottom-aligned), queue,
 // prompt or picker, input and help.
 func (m *Model) View() tea.View {
-	w := m.width
-	if w <= 0 {
-		w = 80
-	}
+	w := m.viewWidth()
 	footer := m.footer(w)
 	body := m.body(w)
 	if m.height > 0 {
@@ -43,6 +41,15 @@ func (m *Model) View() tea.View {
 	v.AltScreen = true
 	v.WindowTitle = "hermes chat"
 	return v
+}
+
+// viewWidth is the width frames are laid out at (80 until the terminal
+// reports its size).
+func (m *Model) viewWidth() int {
+	if m.width <= 0 {
+		return 80
+	}
+	return m.width
 }
 
 func (m *Model) header(w int) string {
@@ -88,16 +95,61 @@ func (m *Model) renderEntry(i int, e entry, w int) []string {
 	case kindUser:
 		return wrap(styleUser.Render("› "+e.text), w)
 	case kindAssistant:
-		text := e.text
 		if i == m.live {
-			text += "▍"
+			return wrap(e.text+"▍", w)
 		}
-		return wrap(text, w)
+		if e.md != nil {
+			return e.md
+		}
+		return wrap(e.text, w)
 	case kindTool:
-		mark := map[string]string{toolRunning: "…", toolDone: styleOK.Render("✓"), toolFailed: styleFail.Render("✗")}[e.state]
-		return []string{ansi.Truncate(fmt.Sprintf("  ⚙ %s %s %s", e.tool, e.text, mark), w, "…")}
+		return m.toolLines(i, e, w)
 	}
 	return wrap(styleDim.Render("  · "+e.text), w)
+}
+
+// maxOutputLines bounds an unfolded tool output; longer outputs show their
+// head and tail.
+const maxOutputLines = 24
+
+// toolLines is a tool call on one line (its error after ✗) and, unfolded,
+// its output under it. The selected call is marked ▸; the one ctrl+o
+// would unfold says so.
+func (m *Model) toolLines(i int, e entry, w int) []string {
+	mark := map[string]string{toolRunning: "…", toolDone: styleOK.Render("✓"), toolFailed: styleFail.Render("✗")}[e.state]
+	lead := "  "
+	if i == m.sel {
+		lead = "▸ "
+	}
+	line := fmt.Sprintf("%s⚙ %s %s %s", lead, e.tool, e.text, mark)
+	if e.err != "" {
+		line += " " + styleFail.Render(e.err)
+	}
+	if e.out != "" && !e.open && i == m.foldTarget() {
+		line += styleDim.Render(fmt.Sprintf("  (%s, ctrl+o)", plural(outputLines(e.out), "line")))
+	}
+	lines := []string{ansi.Truncate(line, w, "…")}
+	if !e.open {
+		return lines
+	}
+	out := strings.Split(strings.TrimRight(e.out, "\n"), "\n")
+	if len(out) > maxOutputLines {
+		h := maxOutputLines / 2
+		out = slices.Concat(out[:h], []string{fmt.Sprintf("… %s …", plural(len(out)-2*h, "more line"))}, out[len(out)-h:])
+	}
+	for _, l := range out {
+		lines = append(lines, styleDim.Render(ansi.Truncate("    │ "+strings.ReplaceAll(l, "\t", "    "), w, "…")))
+	}
+	return lines
+}
+
+func outputLines(s string) int { return strings.Count(strings.TrimRight(s, "\n"), "\n") + 1 }
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func wrap(s string, w int) []string {

@@ -67,9 +67,15 @@ func WireEvents(evs []store.Event) []protocol.Event {
 // transaction committed, still under the session's hub lock, so in-memory
 // state changes become visible exactly with their events.
 func (a *Authority) commit(ctx context.Context, sid string, fn func(tx *store.Tx, j *journal) error, after func()) error {
+	return a.commitVia(a.cfg.Store.InTx, ctx, sid, fn, after)
+}
+
+// commitVia is commit through inTx: store.InTx, or store.InTxGrouped for a
+// fn that may share its transaction with other sessions' (see groupcommit.go).
+func (a *Authority) commitVia(inTx txFunc, ctx context.Context, sid string, fn func(tx *store.Tx, j *journal) error, after func()) error {
 	return a.cfg.Hub.Commit(sid, func() ([]protocol.Event, error) {
 		var out []protocol.Event
-		err := a.cfg.Store.InTx(ctx, a.cfg.Epoch, func(tx *store.Tx) error {
+		err := inTx(ctx, a.cfg.Epoch, func(tx *store.Tx) error {
 			j := &journal{tx: tx, sid: sid, epoch: a.cfg.Epoch}
 			if err := fn(tx, j); err != nil {
 				return err
@@ -87,6 +93,9 @@ func (a *Authority) commit(ctx context.Context, sid string, fn func(tx *store.Tx
 	})
 }
 
+// txFunc is the shape of store.InTx and store.InTxGrouped.
+type txFunc func(ctx context.Context, epoch int64, fn func(tx *store.Tx) error) error
+
 // emit journals and publishes events that change no other state.
 func (a *Authority) emit(ctx context.Context, l *live, typ string, payload any, s stamp) error {
 	return a.commit(ctx, l.id, func(_ *store.Tx, j *journal) error {
@@ -100,11 +109,17 @@ const maxInfoPending = 32
 
 // infoPayload builds the session.info event payload inside a transaction.
 func (a *Authority) infoPayload(tx *store.Tx, l *live, running bool) (protocol.SessionInfoPayload, error) {
-	generation, revision, err := tx.Runtime(l.id)
+	return infoPayloadOf(tx, l.id, running, l.pausedReason())
+}
+
+// infoPayloadOf builds a session.info payload from the transaction and the
+// in-memory state given (read by the caller), taking no lock.
+func infoPayloadOf(tx *store.Tx, sid string, running bool, paused string) (protocol.SessionInfoPayload, error) {
+	generation, revision, err := tx.Runtime(sid)
 	if err != nil {
 		return protocol.SessionInfoPayload{}, err
 	}
-	pending, err := tx.PendingBrief(l.id, maxInfoPending+1)
+	pending, err := tx.PendingBrief(sid, maxInfoPending+1)
 	if err != nil {
 		return protocol.SessionInfoPayload{}, err
 	}
@@ -113,14 +128,14 @@ func (a *Authority) infoPayload(tx *store.Tx, l *live, running bool) (protocol.S
 		pending = pending[:maxInfoPending]
 	}
 	return protocol.SessionInfoPayload{
-		StoredSessionID:     l.id,
+		StoredSessionID:     sid,
 		PendingTruncated:    truncated,
 		Pending:             briefList(pending),
 		Running:             running,
 		ExecutionGeneration: generation,
 		Revision:            revision,
 		DesktopProtocol:     protocol.DesktopProtocol,
-		PausedReason:        l.pausedReason(),
+		PausedReason:        paused,
 	}, nil
 }
 

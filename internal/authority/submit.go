@@ -78,11 +78,12 @@ func submissionKey(params protocol.PromptSubmitParams) (string, error) {
 }
 
 // admit inserts the row, or returns the existing one for the same key and
-// digest (fresh=false).
+// digest (fresh=false). Its transaction may be shared with concurrent
+// admissions into other sessions (groupcommit.go).
 func (a *Authority) admit(ctx context.Context, l *live, adm store.Admission) (store.Admission, bool, error) {
 	var saved store.Admission
 	fresh := false
-	err := a.commit(ctx, l.id, func(tx *store.Tx, j *journal) error {
+	err := a.commitGrouped(ctx, l, func(tx *store.Tx, j *journal, st liveState) error {
 		var err error
 		if saved, fresh, err = tx.AdmitOnce(adm); err != nil || !fresh {
 			if err == nil && saved.PayloadDigest != adm.PayloadDigest {
@@ -90,8 +91,12 @@ func (a *Authority) admit(ctx context.Context, l *live, adm store.Admission) (st
 			}
 			return err
 		}
-		return a.addInfo(tx, j, l, l.isRunning(), stamp{})
-	}, nil)
+		p, err := infoPayloadOf(tx, l.id, st.running, st.paused)
+		if err != nil {
+			return err
+		}
+		return j.add(protocol.EventSessionInfo, p, stamp{})
+	})
 	return saved, fresh, err
 }
 

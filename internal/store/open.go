@@ -22,6 +22,7 @@ type Store struct {
 	r         *sql.DB // query_only read pool
 	stmts     [nStmts]*sql.Stmt
 	checkTook time.Duration // start-up quick_check, for benchmarks and logs
+	group     grouper       // InTxGrouped's queue and leader
 
 	closeOnce sync.Once
 	closeErr  error

@@ -14,6 +14,13 @@
 // goroutine running the InTx callback and dies with it. Store methods are
 // safe for concurrent use.
 //
+// InTxGrouped (group.go) lets short transactions that arrive together share
+// one SQLite transaction and fsync: the first caller leads and runs every
+// queued fn, each fenced and in its own savepoint (a failing fn rolls back
+// only itself), and every caller returns only after that commit. Its fns may
+// run on another caller's goroutine, so they must wait for nothing but the
+// database.
+//
 // # Invariants
 //
 //   - Fence: every InTx first reads runtime_epoch.epoch; if it is not the

@@ -19,10 +19,11 @@ vet:
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags faults $(PKGS)
 
+# Pinned by the tool directive in go.mod.
 staticcheck:
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
 
-lint: vet
+lint: vet staticcheck
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 # The README's test command: every package, the process tests and the

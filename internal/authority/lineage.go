@@ -53,35 +53,14 @@ func (a *Authority) publishChild(ctx context.Context, l *live, c child, fn func(
 		return err
 	}
 	entry, _ := session.CanonicalJSON(next.Entry)
+	row := store.Session{
+		ID: childID, Source: r.Policy.Source, UserID: r.PrincipalID, SessionKey: r.Route, ChatID: l.id,
+		Model: r.Policy.Model, Cwd: r.Policy.Cwd, ParentSessionID: parent, ModelConfig: string(marker),
+		StartedAtMs: now.UnixMilli(), Hidden: true,
+	}
+	route := store.Route{SessionKey: r.Route, EntryJSON: string(entry), UpdatedAtMs: now.UnixMilli()}
 	return a.commit(ctx, l.id, func(tx *store.Tx, j *journal) error {
-		prow, err := tx.Session(parent)
-		if err != nil {
-			return err
-		}
-		if prow.EndReason == "compression" || prow.EndReason == "session_reset" {
-			return protocol.Errorf(protocol.ReasonAdmissionConflict, "the transcript was already replaced")
-		}
-		row := store.Session{
-			ID: childID, Source: r.Policy.Source, UserID: r.PrincipalID, SessionKey: r.Route, ChatID: l.id,
-			Model: r.Policy.Model, Cwd: r.Policy.Cwd, ParentSessionID: parent, ModelConfig: string(marker),
-			StartedAtMs: now.UnixMilli(), Hidden: true,
-		}
-		if err := tx.InsertSession(row); err != nil {
-			return err
-		}
-		for _, m := range c.messages {
-			m.ID, m.SessionID = 0, childID
-			if _, err := tx.AppendMessage(m); err != nil {
-				return err
-			}
-		}
-		if err := tx.EndSession(parent, c.endReason, now.UnixMilli()); err != nil {
-			return err
-		}
-		if err := tx.PutRoute(store.Route{SessionKey: r.Route, EntryJSON: string(entry), UpdatedAtMs: now.UnixMilli()}); err != nil {
-			return err
-		}
-		if err := tx.PutMeta(session.ReceiptKey(l.id), string(receipt)); err != nil {
+		if err := writeChild(tx, row, c, route, string(receipt)); err != nil {
 			return err
 		}
 		if err := fn(tx, j); err != nil {
@@ -94,4 +73,32 @@ func (a *Authority) publishChild(ctx context.Context, l *live, c child, fn func(
 		l.receipt = next
 		l.mu.Unlock()
 	})
+}
+
+// writeChild is publishChild's transaction: the child row and transcript,
+// the parent's end, the route and the receipt.
+func writeChild(tx *store.Tx, row store.Session, c child, route store.Route, receipt string) error {
+	prow, err := tx.Session(row.ParentSessionID)
+	if err != nil {
+		return err
+	}
+	if prow.EndReason == "compression" || prow.EndReason == "session_reset" {
+		return protocol.Errorf(protocol.ReasonAdmissionConflict, "the transcript was already replaced")
+	}
+	if err := tx.InsertSession(row); err != nil {
+		return err
+	}
+	for _, m := range c.messages {
+		m.ID, m.SessionID = 0, row.ID
+		if _, err := tx.AppendMessage(m); err != nil {
+			return err
+		}
+	}
+	if err := tx.EndSession(row.ParentSessionID, c.endReason, row.StartedAtMs); err != nil {
+		return err
+	}
+	if err := tx.PutRoute(route); err != nil {
+		return err
+	}
+	return tx.PutMeta(session.ReceiptKey(row.ChatID), receipt)
 }

@@ -3,6 +3,8 @@ package authority
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/hermes-gateway/hermes/internal/agent"
@@ -30,17 +32,33 @@ func (a *Authority) execute(ctx context.Context, l *live, adm store.Admission) (
 	}()
 	a.autoCompress(ctx, l)
 	r := l.current()
+	turn, key, err := a.buildTurn(ctx, l, r, adm)
+	if err != nil {
+		return turnResult{Outcome: protocol.OutcomeFailed, Error: err.Error()}
+	}
+	l.mu.Lock()
+	l.built = true
+	l.mu.Unlock()
+	if r.Policy.SafeMode {
+		return settled(a.runIsolated(ctx, turn, r.Policy, key))
+	}
+	return settled(agent.Run(ctx, turn))
+}
+
+// buildTurn assembles one turn from the frozen policy, the transcript and
+// the admission's text; it also returns the model key it chose.
+func (a *Authority) buildTurn(ctx context.Context, l *live, r session.Receipt, adm store.Admission) (agent.Turn, string, error) {
 	s := stamp{generation: adm.Generation, admissionID: adm.AdmissionID}
 	ts, err := tools.Build(r.Policy.Toolsets)
 	if err != nil {
-		return turnResult{Outcome: protocol.OutcomeFailed, Error: "tools: " + err.Error()}
+		return agent.Turn{}, "", fmt.Errorf("tools: %w", err)
 	}
 	history, err := a.history(ctx, r.Entry.SessionID)
 	if err != nil {
-		return turnResult{Outcome: protocol.OutcomeFailed, Error: "history unavailable"}
+		return agent.Turn{}, "", errors.New("history unavailable")
 	}
 	key := a.modelKey(l, r.Policy, a.cfg.Settings())
-	turn := agent.Turn{
+	return agent.Turn{
 		Model:           model.New(model.Config{BaseURL: r.Policy.BaseURL, APIKey: key}),
 		ModelName:       r.Policy.Model,
 		Stream:          r.Policy.Streaming,
@@ -52,17 +70,12 @@ func (a *Authority) execute(ctx context.Context, l *live, adm store.Admission) (
 		Tools:           ts,
 		Env:             a.toolEnv(l, r.Policy, s),
 		Recorder:        &recorder{a: a, l: l, s: s, phys: r.Entry.SessionID},
-	}
-	l.mu.Lock()
-	l.built = true
-	l.mu.Unlock()
-	var out agent.Result
-	if r.Policy.SafeMode {
-		out = a.runIsolated(ctx, turn, r.Policy, key)
-	} else {
-		out = agent.Run(ctx, turn)
-	}
-	res = turnResult{Text: out.Text, Outcome: out.Outcome}
+	}, key, nil
+}
+
+// settled maps an agent result to what the admission settles with.
+func settled(out agent.Result) turnResult {
+	res := turnResult{Text: out.Text, Outcome: out.Outcome}
 	if out.Err != nil && out.Outcome != protocol.OutcomeCompleted {
 		res.Error = out.Err.Error()
 	}

@@ -28,6 +28,11 @@
 //
 // # Concurrency
 //
+// Admissions into different sessions that arrive together share one
+// transaction and one fsync (group commit, groupcommit.go); each caller
+// keeps its session's hub lock until its events are published, so a batch
+// never holds two writes of one session and journal order is publish order.
+//
 // Authority.mu guards the live-session map. Each live session has its own
 // mutex for its execution state (running generation, pending prompts, the
 // cancel function of the running turn). Executors are goroutines owned by the

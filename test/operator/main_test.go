@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -123,6 +124,8 @@ type browser struct {
 	hc     *http.Client // never follows redirects
 	cookie *http.Cookie // the dashboard session cookie, once logged in
 	last   *http.Cookie // the last hermes_session Set-Cookie seen
+	// check, when set, is run on every response (security headers).
+	check func(*testing.T, *http.Request, *http.Response)
 }
 
 func newBrowser(apiOrigin string) *browser {
@@ -163,8 +166,14 @@ func (b *browser) do(t *testing.T, method, path string, hdr map[string]string, c
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
-	body, _ := io.ReadAll(res.Body)
+	var body []byte
+	if res.StatusCode != http.StatusSwitchingProtocols { // an upgraded body never ends
+		body, _ = io.ReadAll(res.Body)
+	}
 	_ = res.Body.Close()
+	if b.check != nil {
+		b.check(t, req, res)
+	}
 	for _, c := range res.Cookies() {
 		if c.Name == "hermes_session" {
 			b.last = c
@@ -274,25 +283,10 @@ func dialStatus(c *client.Client, err error) int {
 		return http.StatusSwitchingProtocols
 	}
 	var de *client.DialError
-	if ok := asDialError(err, &de); ok {
+	if errors.As(err, &de) {
 		return de.Status
 	}
 	return 0
-}
-
-func asDialError(err error, target **client.DialError) bool {
-	for err != nil {
-		if de, ok := err.(*client.DialError); ok {
-			*target = de
-			return true
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		err = u.Unwrap()
-	}
-	return false
 }
 
 // hasAssistant reports whether msgs hold an assistant message with text.

@@ -28,6 +28,7 @@ var allowed = map[string][]string{
 	"events":      {"protocol"},
 	"agent":       {"model", "tools", "faults"},
 	"modeltest":   {"model"},
+	"oidctest":    {},
 	"authority":   {"store", "events", "agent", "model", "tools", "session", "queue", "auth", "protocol", "faults", "worker"},
 	"server":      {"rpc", "protocol", "authority", "auth", "events"},
 	"dashboard":   {"auth", "protocol", "server"},

@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
+	"github.com/hermes-gateway/hermes/internal/oidctest"
 )
 
 // withOIDC makes the harness gated: public_url is the listener's
 // localhost name, the issuer is idp.
-func withOIDC(idp *testIdP, subjects, emails []string) harnessOpt {
+func withOIDC(idp *oidctest.Provider, subjects, emails []string) harnessOpt {
 	return func(c *Config, _ *harnessTLS) {
 		c.PublicURL = strings.Replace(c.APIOrigin, "127.0.0.1", "localhost", 1)
-		c.OIDC = OIDCConfig{Issuer: idp.issuer(), ClientID: "hermes-test", AllowedSubjects: subjects, AllowedEmails: emails}
+		c.OIDC = OIDCConfig{Issuer: idp.Issuer(), ClientID: "hermes-test", AllowedSubjects: subjects, AllowedEmails: emails}
 	}
 }
 
@@ -49,7 +50,7 @@ func (h *harness) oidcLogin(tamper func(cb *url.URL, state *http.Cookie)) *http.
 
 func TestOIDCLoginAllowedSubject(t *testing.T) {
 	t.Parallel()
-	idp := newTestIdP(t)
+	idp := oidctest.New(t, "alice")
 	h := newHarness(t, withOIDC(idp, []string{"alice"}, nil))
 	res := h.oidcLogin(nil)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/" {
@@ -59,7 +60,7 @@ func TestOIDCLoginAllowedSubject(t *testing.T) {
 	if c.SameSite != http.SameSiteLaxMode || !c.HttpOnly || c.Path != "/" {
 		t.Errorf("oidc cookie: %+v", c)
 	}
-	if got, want := h.me(c), auth.OIDCSubject(idp.issuer(), "alice"); got != want {
+	if got, want := h.me(c), auth.OIDCSubject(idp.Issuer(), "alice"); got != want {
 		t.Errorf("subject %q, want %q", got, want)
 	}
 	tk := h.wsTicket(c)
@@ -80,7 +81,7 @@ func TestOIDCLoginRefusals(t *testing.T) {
 		name       string
 		subjects   []string
 		emails     []string
-		user       func(*testIdP)
+		user       func(*oidctest.Provider)
 		tamper     func(cb *url.URL, state *http.Cookie)
 		wantStatus int
 	}{
@@ -89,18 +90,18 @@ func TestOIDCLoginRefusals(t *testing.T) {
 		{name: "state cookie of another browser", subjects: []string{"alice"}, wantStatus: http.StatusBadRequest,
 			tamper: func(_ *url.URL, c *http.Cookie) { c.Value = "other" }},
 		{name: "nonce mismatch", subjects: []string{"alice"}, wantStatus: http.StatusUnauthorized,
-			user: func(p *testIdP) { p.mu.Lock(); p.nonceOverride = "replayed-nonce"; p.mu.Unlock() }},
+			user: func(p *oidctest.Provider) { p.ForceNonce("replayed-nonce") }},
 		{name: "code tampered", subjects: []string{"alice"}, wantStatus: http.StatusUnauthorized,
 			tamper: func(cb *url.URL, _ *http.Cookie) { setQuery(cb, "code", "guessed") }},
 		{name: "subject not allowed", subjects: []string{"bob"}, wantStatus: http.StatusForbidden},
 		{name: "empty allow-lists", wantStatus: http.StatusForbidden},
 		{name: "unverified email", emails: []string{"alice@example.com"}, wantStatus: http.StatusForbidden,
-			user: func(p *testIdP) { p.user("alice", "alice@example.com", false) }},
+			user: func(p *oidctest.Provider) { p.User("alice", "alice@example.com", false) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			idp := newTestIdP(t)
+			idp := oidctest.New(t, "alice")
 			if tc.user != nil {
 				tc.user(idp)
 			}
@@ -120,24 +121,24 @@ func TestOIDCLoginRefusals(t *testing.T) {
 
 func TestOIDCLoginAllowedVerifiedEmail(t *testing.T) {
 	t.Parallel()
-	idp := newTestIdP(t)
-	idp.user("carol-123", "Carol@Example.com", true)
+	idp := oidctest.New(t, "alice")
+	idp.User("carol-123", "Carol@Example.com", true)
 	h := newHarness(t, withOIDC(idp, nil, []string{"carol@example.com"}))
 	res := h.oidcLogin(nil)
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("callback: HTTP %d", res.StatusCode)
 	}
-	if got, want := h.me(sessionCookie(t, res)), auth.OIDCSubject(idp.issuer(), "carol-123"); got != want {
+	if got, want := h.me(sessionCookie(t, res)), auth.OIDCSubject(idp.Issuer(), "carol-123"); got != want {
 		t.Errorf("subject %q, want %q", got, want)
 	}
 }
 
 func TestGatedRefusesLinkOnPublicHost(t *testing.T) {
 	t.Parallel()
-	idp := newTestIdP(t)
+	idp := oidctest.New(t, "alice")
 	h := newHarness(t, func(c *Config, _ *harnessTLS) {
 		c.PublicURL = "https://dash.example.com"
-		c.OIDC = OIDCConfig{Issuer: idp.issuer(), ClientID: "x"}
+		c.OIDC = OIDCConfig{Issuer: idp.Issuer(), ClientID: "x"}
 	})
 	r, _ := http.NewRequest("GET", h.origin+"/auth/link?ticket="+url.QueryEscape(h.mintLink("dashboard:uid:1")), nil)
 	r.Host = "dash.example.com"

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/hermes-gateway/hermes/internal/oidctest"
 	"net/http"
 	"net/url"
 	"os"
@@ -70,8 +71,8 @@ func (b *browser) oidcLogin(t *testing.T) *http.Response {
 // allow-listed gets no session; ?token= is refused.
 func TestGatedOIDCOperator(t *testing.T) {
 	t.Parallel()
-	p := newIdP(t, "alice")
-	f := gt.NewFixture(t, gt.Config{Extra: gatedConfig(p.issuer())})
+	p := oidctest.New(t, "alice")
+	f := gt.NewFixture(t, gt.Config{Extra: gatedConfig(p.Issuer())})
 	dir := cwd(t)
 	owned := filepath.Join(dir, "owned")
 	if err := os.Mkdir(owned, 0o700); err != nil {
@@ -84,7 +85,7 @@ func TestGatedOIDCOperator(t *testing.T) {
 	d := f.Start()
 	ctx := gt.Context(t, 2*wait)
 	api := d.Identity().APIOrigin
-	sum := sha256.Sum256([]byte(p.issuer()))
+	sum := sha256.Sum256([]byte(p.Issuer()))
 	subject := "oidc:" + hex.EncodeToString(sum[:])[:16] + ":alice"
 
 	br := newBrowser(api)
@@ -153,10 +154,10 @@ func TestGatedOIDCOperator(t *testing.T) {
 
 // refuseUnlisted: a verified login whose subject is not allow-listed gets
 // 403 and no session cookie.
-func refuseUnlisted(t *testing.T, br *browser, p *idp) {
+func refuseUnlisted(t *testing.T, br *browser, p *oidctest.Provider) {
 	t.Helper()
-	p.user("mallory")
-	defer p.user("alice")
+	p.User("mallory", "", false)
+	defer p.User("alice", "", false)
 	res := br.oidcLogin(t)
 	if res.StatusCode != http.StatusForbidden || (br.last != nil && br.last.Value != "") {
 		t.Errorf("login as mallory: HTTP %d, cookie %v; want 403 without a session", res.StatusCode, br.last)

@@ -89,7 +89,7 @@ func split(rows []store.Message, first, last int) (int, int) {
 		head++
 	}
 	tail := max(len(rows)-max(last, 0), head)
-	for tail > head && rows[tail].Role == "tool" {
+	for tail > head && tail < len(rows) && rows[tail].Role == "tool" {
 		tail--
 	}
 	return head, tail

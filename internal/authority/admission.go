@@ -58,48 +58,38 @@ func (a *Authority) receipt(adm store.Admission) protocol.Receipt {
 		o := adm.Outcome
 		r.Outcome = &o
 	}
-	if adm.Generation != 0 {
-		g := adm.Generation
-		r.ExecutionGeneration = &g
-	}
+	r.ExecutionGeneration = generation(adm.Generation)
 	return r
 }
 
-func pendingList(rows []store.Admission) []protocol.PendingAdmission {
-	out := make([]protocol.PendingAdmission, 0, len(rows))
-	for _, adm := range rows {
-		p := protocol.PendingAdmission{
-			AdmissionID: adm.AdmissionID,
-			InputID:     adm.RequestID,
-			Status:      adm.Status,
-			Sequence:    adm.Seq,
-			Text:        parsePayload(adm.PayloadJSON).Text,
-		}
-		if adm.Generation != 0 {
-			g := adm.Generation
-			p.ExecutionGeneration = &g
-		}
-		out = append(out, p)
+// generation is a row's execution generation on the wire: null until claimed.
+func generation(g int64) *int64 {
+	if g == 0 {
+		return nil
 	}
-	return out
+	return &g
 }
 
-// briefList is pendingList for rows read by store.PendingBrief.
+func pendingList(rows []store.Admission) []protocol.PendingAdmission {
+	briefs := make([]store.PendingBrief, len(rows))
+	for i, a := range rows {
+		briefs[i] = store.PendingBrief{
+			Seq: a.Seq, AdmissionID: a.AdmissionID, RequestID: a.RequestID, Status: a.Status,
+			Generation: a.Generation, Text: parsePayload(a.PayloadJSON).Text,
+		}
+	}
+	return briefList(briefs)
+}
+
+// briefList converts pending rows to their public shape (text only, never
+// the private binding).
 func briefList(rows []store.PendingBrief) []protocol.PendingAdmission {
 	out := make([]protocol.PendingAdmission, 0, len(rows))
 	for _, r := range rows {
-		p := protocol.PendingAdmission{
-			AdmissionID: r.AdmissionID,
-			InputID:     r.RequestID,
-			Status:      r.Status,
-			Sequence:    r.Seq,
-			Text:        r.Text,
-		}
-		if r.Generation != 0 {
-			g := r.Generation
-			p.ExecutionGeneration = &g
-		}
-		out = append(out, p)
+		out = append(out, protocol.PendingAdmission{
+			AdmissionID: r.AdmissionID, InputID: r.RequestID, Status: r.Status, Sequence: r.Seq,
+			ExecutionGeneration: generation(r.Generation), Text: r.Text,
+		})
 	}
 	return out
 }

@@ -51,6 +51,9 @@ type Config struct {
 	// Processes is told about every tool child process (control socket refusal).
 	Processes tools.ProcessTracker
 	SkillsDir string
+	// OnFenced, when set, is called once when a write finds the epoch
+	// fenced: another gateway owns the database, so this one should stop.
+	OnFenced func()
 	// WorkerCommand, when set, is the argv that runs a safe-mode turn in an
 	// isolated process (hermes worker).
 	WorkerCommand []string
@@ -164,6 +167,9 @@ func (a *Authority) fenced(err error) error {
 		a.mu.Unlock()
 		if first {
 			a.log.Error("epoch fenced: another gateway owns this database; execution stopped")
+			if a.cfg.OnFenced != nil {
+				a.cfg.OnFenced()
+			}
 		}
 		return protocol.Wrap(protocol.ReasonStaleEpoch, err)
 	}

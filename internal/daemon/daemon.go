@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -82,7 +83,7 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer logFile.Close()
-	d := &daemon{home: home, opts: opts, log: log}
+	d := &daemon{home: home, opts: opts, log: log, fenced: make(chan struct{})}
 	if err := d.start(ctx); err != nil {
 		log.Error("gateway did not start", "err", err.Error())
 		return err
@@ -107,6 +108,8 @@ type daemon struct {
 	srv        *server.Server
 	dash       server.Dashboard
 	ctl        *control.Server
+	fenced     chan struct{} // closed once when another gateway took over the database
+	fenceOnce  sync.Once
 	profileID  string
 	instanceID string
 	epoch      int64
@@ -197,6 +200,7 @@ func (d *daemon) beginEpoch(ctx context.Context) error {
 		Store: d.st, Hub: d.hub, ProfileID: d.profileID, InstanceID: d.instanceID, Epoch: epoch,
 		Logger: d.log, Settings: d.settings.Settings, AppendAllowlist: d.settings.appendAllowlist,
 		Processes: d.procs, SkillsDir: filepath.Join(d.home, "skills"), WorkerCommand: d.opts.WorkerCommand,
+		OnFenced: func() { d.fenceOnce.Do(func() { close(d.fenced) }) },
 	})
 	return nil
 }
@@ -218,6 +222,7 @@ func (d *daemon) serve(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
 	case <-gctx.Done():
+	case <-d.fenced:
 	}
 	d.drain()
 	stopServers()
@@ -230,6 +235,12 @@ func (d *daemon) serve(ctx context.Context) error {
 	}
 	_ = d.st.Close()
 	d.log.Info("gateway stopped")
+	select {
+	case <-d.fenced:
+		return exitf(ExitUnavailable, "another gateway took over %s (its epoch fenced this one off); this gateway stopped without writing",
+			filepath.Join(d.home, "state.db"))
+	default:
+	}
 	return err
 }
 

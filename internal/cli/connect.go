@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"net/url"
 	"os"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
@@ -24,16 +25,32 @@ func connect(ctx context.Context, home string, autostart bool) (*client.Client, 
 		}
 		return nil, id, failf(exitUnavailable, "no gateway is running on %s; start it with `hermes gateway start`", home)
 	}
-	var t control.TicketResult
-	params := control.TicketParams{ProfileID: id.ProfileID, InstanceID: id.InstanceID, Purpose: auth.PurposeInteractive}
-	if err := control.Call(ctx, socketPath(home), "session-ticket", params, &t); err != nil {
-		return nil, id, failf(exitUnavailable, "the gateway refused a ticket: %v", err)
+	opts, err := credential(ctx, home, id)
+	if err != nil {
+		return nil, id, err
 	}
-	c, err := client.Dial(ctx, id.APIOrigin, client.Options{Ticket: t.Ticket})
+	c, err := client.Dial(ctx, id.APIOrigin, opts)
 	if err != nil {
 		return nil, id, failf(exitUnavailable, "cannot connect to %s: %v", id.APIOrigin, err)
 	}
 	return c, id, nil
 }
 
-var _ = os.Getenv
+// internalEnv carries the dashboard's per-process internal credential into
+// the terminal panes it spawns (SPEC §4); nothing else sets it.
+const internalEnv = "HERMES_GATEWAY_INTERNAL"
+
+// credential is how this process authenticates its upgrade: a terminal pane
+// of the dashboard presents the internal credential it was handed; anything
+// else mints a single-use native ticket over the control socket.
+func credential(ctx context.Context, home string, id control.Identity) (client.Options, error) {
+	if c := os.Getenv(internalEnv); c != "" {
+		return client.Options{Query: url.Values{"internal": {c}}}, nil
+	}
+	var t control.TicketResult
+	params := control.TicketParams{ProfileID: id.ProfileID, InstanceID: id.InstanceID, Purpose: auth.PurposeInteractive}
+	if err := control.Call(ctx, socketPath(home), "session-ticket", params, &t); err != nil {
+		return client.Options{}, failf(exitUnavailable, "the gateway refused a ticket: %v", err)
+	}
+	return client.Options{Ticket: t.Ticket}, nil
+}

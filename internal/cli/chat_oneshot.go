@@ -201,10 +201,22 @@ func (r *oneshot) finish() error {
 	default:
 		msg := "the turn ended " + out
 		if r.done.Error != "" {
-			msg += ": " + r.done.Error
+			msg += ": " + r.done.Error + modelHint(r.done.Error)
 		}
 		return failf(exitTurnFailed, "%s", msg)
 	}
+}
+
+// modelHint tells a newcomer what to do when the model endpoint is not
+// there or refuses the key.
+func modelHint(err string) string {
+	switch {
+	case strings.Contains(err, "connection refused") || strings.Contains(err, "no such host"):
+		return "\n(no model endpoint answers there: set model.base_url in config.yaml of the gateway home; see "Point it at a model" in the README)"
+	case strings.Contains(err, "401") || strings.Contains(err, "403"):
+		return "\n(the model endpoint refused the key: put it in .env of the gateway home under model.api_key_env, e.g. OPENAI_API_KEY=…)"
+	}
+	return ""
 }
 
 // reconnect replaces a dropped connection, resumes the session and replays

@@ -212,7 +212,7 @@ func (r *oneshot) finish() error {
 func modelHint(err string) string {
 	switch {
 	case strings.Contains(err, "connection refused") || strings.Contains(err, "no such host"):
-		return "\n(no model endpoint answers there: set model.base_url in config.yaml of the gateway home; see "Point it at a model" in the README)"
+		return "\n(no model endpoint answers there: set model.base_url in config.yaml of the gateway home; see the README, section Point it at a model)"
 	case strings.Contains(err, "401") || strings.Contains(err, "403"):
 		return "\n(the model endpoint refused the key: put it in .env of the gateway home under model.api_key_env, e.g. OPENAI_API_KEY=…)"
 	}

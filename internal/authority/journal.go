@@ -53,15 +53,6 @@ func wireEvent(e store.Event) protocol.Event {
 	}
 }
 
-// WireEvents converts journal rows (e.g. from store.BeginEpoch) to wire events.
-func WireEvents(evs []store.Event) []protocol.Event {
-	out := make([]protocol.Event, len(evs))
-	for i, e := range evs {
-		out[i] = wireEvent(e)
-	}
-	return out
-}
-
 // commit runs fn in one epoch-fenced transaction on session sid, then
 // publishes the events it journaled; after (may be nil) runs once the
 // transaction committed, still under the session's hub lock, so in-memory

@@ -25,7 +25,6 @@ const (
 	sAdmissionByKey
 	sAdmissionByID
 	sAdmissionsPending
-	sAdmissionsPendingHead
 	sAdmissionsPendingBrief
 	sClaimScan
 	sClaimGeneration
@@ -91,14 +90,12 @@ var stmtSQL = [nStmts]string{
 	sAdmissionByID: `SELECT ` + admissionCols + ` FROM session_admissions WHERE admission_id = ?`,
 	sAdmissionsPending: `SELECT ` + admissionCols + ` FROM session_admissions
 	WHERE target_session_id = ? AND status != 'terminal' ORDER BY seq`,
-	// One pass over the session's pending rows (partial index) decides a claim.
-	sAdmissionsPendingHead: `SELECT ` + admissionCols + ` FROM session_admissions
-	WHERE target_session_id = ? AND status != 'terminal' ORDER BY seq LIMIT ?`,
 	// The pending head as a session.info event lists it: the text is taken
 	// out of payload_json by SQLite, so no row is decoded in Go.
 	sAdmissionsPendingBrief: `SELECT seq, admission_id, request_id, status, coalesce(generation, 0),
 	coalesce(iif(json_valid(payload_json), json_extract(payload_json, '$.text')), '')
 	FROM session_admissions WHERE target_session_id = ? AND status != 'terminal' ORDER BY seq LIMIT ?`,
+	// One pass over the session's pending rows (partial index) decides a claim.
 	sClaimScan: `SELECT coalesce(sum(status = 'unknown'), 0), coalesce(sum(status = 'started'), 0),
 	min(CASE WHEN status = 'queued' THEN seq END)
 	FROM session_admissions WHERE target_session_id = ? AND status != 'terminal'`,

@@ -91,13 +91,6 @@ func (tx *Tx) PendingAdmissions(sessionID string) ([]Admission, error) {
 	return collect(rows, err, scanAdmission)
 }
 
-// PendingHead returns at most n non-terminal rows of the session, oldest
-// first: bounded work for events written on every admission.
-func (tx *Tx) PendingHead(sessionID string, n int) ([]Admission, error) {
-	rows, err := tx.query(sAdmissionsPendingHead, sessionID, n)
-	return collect(rows, err, scanAdmission)
-}
-
 // PendingBrief returns at most n non-terminal rows of the session, oldest
 // first, as a session.info event lists them (no payload decoding in Go).
 func (tx *Tx) PendingBrief(sessionID string, n int) ([]PendingBrief, error) {

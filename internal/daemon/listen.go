@@ -21,6 +21,9 @@ func (d *daemon) loadConfig() error {
 	if err != nil {
 		return exitf(ExitRuntime, "%v (fix %s or move it away)", err, filepath.Join(d.home, "config.yaml"))
 	}
+	if d.opts.Listen != "" {
+		cfg.Gateway.Listen = d.opts.Listen // the flag wins, so the loopback check sees it
+	}
 	d.cfg = cfg
 	d.settings = newSettingsSource(d.home, d.log)
 	if _, err := d.settings.load(); err != nil {
@@ -29,18 +32,11 @@ func (d *daemon) loadConfig() error {
 	return nil
 }
 
-func (d *daemon) listenAddr() string {
-	if d.opts.Listen != "" {
-		return d.opts.Listen
-	}
-	return d.cfg.Gateway.Listen
-}
-
 // listen opens the TCP listener and the control socket; both start serving
 // in serve, after recovery.
 func (d *daemon) listen() error {
-	addr := d.listenAddr()
-	if !isLoopback(addr) && !d.cfg.Gated() {
+	addr := d.cfg.Gateway.Listen
+	if !d.cfg.ListenIsLoopback() && !d.cfg.Gated() {
 		return exitf(ExitRuntime, "listen address %s is not loopback; set dashboard.public_url (gated mode) or listen on 127.0.0.1", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -71,18 +67,6 @@ func (d *daemon) listen() error {
 	}
 	d.ctl = ctl
 	return nil
-}
-
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func publicOrigin(u string) string {

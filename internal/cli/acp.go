@@ -20,8 +20,7 @@ func acpCmd(ctx context.Context, e *env, args []string) error {
 		return usagef("acp takes no arguments")
 	}
 	dial := func(ctx context.Context) (*client.Client, error) {
-		c, _, err := connect(ctx, e.home, !*noAutostart)
-		return c, err
+		return connect(ctx, e.home, !*noAutostart)
 	}
 	if err := acp.Serve(ctx, acp.Options{Dial: dial, Version: Version}, e.io.In, e.io.Out); err != nil {
 		return failf(exitRuntime, "acp: %v", err)

@@ -53,7 +53,7 @@ func runOneshot(ctx context.Context, e *env, o chatOptions) error {
 	if err != nil {
 		return err
 	}
-	c, _, err := connect(ctx, e.home, !o.noAutostart)
+	c, err := connect(ctx, e.home, !o.noAutostart)
 	if err != nil {
 		return err
 	}
@@ -226,7 +226,7 @@ func (r *oneshot) reconnect(ctx context.Context) error {
 	fmt.Fprintln(r.e.io.Err, "hermes: lost the gateway connection; reconnecting…")
 	deadline := time.Now().Add(reconnectWindow)
 	for {
-		c, _, err := connect(ctx, r.e.home, false)
+		c, err := connect(ctx, r.e.home, false)
 		if err == nil {
 			r.c = c
 			err = r.resubscribe(ctx)

@@ -18,15 +18,14 @@ func runTUI(ctx context.Context, e *env, o chatOptions) error {
 	if err != nil {
 		return err
 	}
-	c, _, err := connect(ctx, e.home, !o.noAutostart)
+	c, err := connect(ctx, e.home, !o.noAutostart)
 	if err != nil {
 		return err
 	}
 	opts := tui.Options{
 		Client: c,
 		Dial: func(ctx context.Context) (*client.Client, error) {
-			c, _, err := connect(ctx, e.home, false)
-			return c, err
+			return connect(ctx, e.home, false)
 		},
 		Resume: o.resume,
 		Create: params,

@@ -13,7 +13,25 @@ import (
 
 // connect mints a native ticket over the control socket and opens an
 // authenticated WebSocket; autostart starts the daemon when none runs.
-func connect(ctx context.Context, home string, autostart bool) (*client.Client, control.Identity, error) {
+func connect(ctx context.Context, home string, autostart bool) (*client.Client, error) {
+	id, err := ensureGateway(ctx, home, autostart)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := credential(ctx, home, id)
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.Dial(ctx, id.APIOrigin, opts)
+	if err != nil {
+		return nil, failf(exitUnavailable, "cannot connect to %s: %v", id.APIOrigin, err)
+	}
+	return c, nil
+}
+
+// ensureGateway identifies the running gateway; autostart starts the daemon when
+// none answers. Without a gateway the error exits 3.
+func ensureGateway(ctx context.Context, home string, autostart bool) (control.Identity, error) {
 	id, err := identify(ctx, home)
 	if err != nil && autostart && errors.Is(err, control.ErrUnavailable) {
 		id, err = startDaemon(ctx, home)
@@ -21,19 +39,11 @@ func connect(ctx context.Context, home string, autostart bool) (*client.Client, 
 	if err != nil {
 		var x *exitError
 		if errors.As(err, &x) {
-			return nil, id, err
+			return id, err
 		}
-		return nil, id, failf(exitUnavailable, "no gateway is running on %s; start it with `hermes gateway start`", home)
+		return id, failf(exitUnavailable, "no gateway is running on %s; start it with `hermes gateway start`", home)
 	}
-	opts, err := credential(ctx, home, id)
-	if err != nil {
-		return nil, id, err
-	}
-	c, err := client.Dial(ctx, id.APIOrigin, opts)
-	if err != nil {
-		return nil, id, failf(exitUnavailable, "cannot connect to %s: %v", id.APIOrigin, err)
-	}
-	return c, id, nil
+	return id, nil
 }
 
 // internalEnv carries the dashboard's per-process internal credential into
@@ -49,7 +59,7 @@ func credential(ctx context.Context, home string, id control.Identity) (client.O
 	}
 	var t control.TicketResult
 	params := control.TicketParams{ProfileID: id.ProfileID, InstanceID: id.InstanceID, Purpose: auth.PurposeInteractive}
-	if err := control.Call(ctx, socketPath(home), "session-ticket", params, &t); err != nil {
+	if err := control.Call(ctx, socketPath(home), control.VerbSessionTicket, params, &t); err != nil {
 		return client.Options{}, failf(exitUnavailable, "the gateway refused a ticket: %v", err)
 	}
 	return client.Options{Ticket: t.Ticket}, nil

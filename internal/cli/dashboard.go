@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -25,20 +24,13 @@ func dashboardCmd(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	id, err := identify(ctx, e.home)
-	if err != nil && !*noAutostart && errors.Is(err, control.ErrUnavailable) {
-		id, err = startDaemon(ctx, e.home)
-	}
+	id, err := ensureGateway(ctx, e.home, !*noAutostart)
 	if err != nil {
-		var x *exitError
-		if errors.As(err, &x) {
-			return err
-		}
-		return failf(exitUnavailable, "no gateway is running on %s; start it with `hermes gateway start`", e.home)
+		return err
 	}
 	var t control.TicketResult
 	params := control.TicketParams{ProfileID: id.ProfileID, InstanceID: id.InstanceID, Purpose: auth.PurposeDashboardLogin}
-	if err := control.Call(ctx, socketPath(e.home), "session-ticket", params, &t); err != nil {
+	if err := control.Call(ctx, socketPath(e.home), control.VerbSessionTicket, params, &t); err != nil {
 		return failf(exitUnavailable, "the gateway refused a dashboard ticket: %v", err)
 	}
 	link := id.APIOrigin + "/auth/link?ticket=" + url.QueryEscape(t.Ticket)

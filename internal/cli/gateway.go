@@ -70,7 +70,7 @@ func socketPath(home string) string { return filepath.Join(home, "gateway.sock")
 
 func identify(ctx context.Context, home string) (control.Identity, error) {
 	var id control.Identity
-	err := control.Call(ctx, socketPath(home), "identify", nil, &id)
+	err := control.Call(ctx, socketPath(home), control.VerbIdentify, nil, &id)
 	return id, err
 }
 
@@ -178,7 +178,7 @@ func gatewayStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	var st control.Status
-	if err := control.Call(ctx, socketPath(e.home), "status", nil, &st); err != nil {
+	if err := control.Call(ctx, socketPath(e.home), control.VerbStatus, nil, &st); err != nil {
 		if *asJSON {
 			_ = json.NewEncoder(e.io.Out).Encode(map[string]string{"state": "stopped"})
 		} else {

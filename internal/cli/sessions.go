@@ -59,7 +59,7 @@ func sessionsList(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("sessions list takes no arguments")
 	}
-	c, _, err := connect(ctx, e.home, false)
+	c, err := connect(ctx, e.home, false)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func sessionsInfo(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("usage: hermes sessions info ID [--json]")
 	}
-	c, _, err := connect(ctx, e.home, false)
+	c, err := connect(ctx, e.home, false)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func sessionsResolve(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 2 {
 		return usagef("usage: hermes sessions resolve ID ADMISSION")
 	}
-	c, _, err := connect(ctx, e.home, false)
+	c, err := connect(ctx, e.home, false)
 	if err != nil {
 		return err
 	}

@@ -160,11 +160,8 @@ func (a *Authority) Info(ctx context.Context, p auth.Principal, sid string) (pro
 
 // List answers session.list. Listing never attaches and never adopts.
 func (a *Authority) List(ctx context.Context, p auth.Principal, params protocol.SessionListParams) (protocol.SessionListResult, error) {
-	if p.ProfileID != a.cfg.ProfileID {
-		return protocol.SessionListResult{}, protocol.Errorf(protocol.ReasonProfileMismatch, "principal belongs to another profile")
-	}
-	if !p.Can(protocol.CapRead) {
-		return protocol.SessionListResult{}, protocol.Errorf(protocol.ReasonPermissionDenied, "missing capability %s", protocol.CapRead)
+	if err := a.permit(p, protocol.CapRead); err != nil {
+		return protocol.SessionListResult{}, err
 	}
 	limit, scope, err := listArgs(params)
 	if err != nil {

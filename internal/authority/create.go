@@ -18,11 +18,8 @@ import (
 // request_id with the same frozen request returns the same session, also
 // after a restart; a different request is invalid_params.
 func (a *Authority) Create(ctx context.Context, p auth.Principal, params protocol.SessionCreateParams) (string, error) {
-	if p.ProfileID != a.cfg.ProfileID {
-		return "", protocol.Errorf(protocol.ReasonProfileMismatch, "principal belongs to another profile")
-	}
-	if !p.Can(protocol.CapCreate) {
-		return "", protocol.Errorf(protocol.ReasonPermissionDenied, "missing capability %s", protocol.CapCreate)
+	if err := a.permit(p, protocol.CapCreate); err != nil {
+		return "", err
 	}
 	if a.isDraining() {
 		return "", protocol.Errorf(protocol.ReasonRuntimeDraining, "the gateway is shutting down")

@@ -74,11 +74,8 @@ func (l *live) blocked() bool {
 // access runs the checks of reference §4.4 in order: profile, capability,
 // restore (fail closed), ownership unless the principal is an operator.
 func (a *Authority) access(ctx context.Context, p auth.Principal, sid, capability string) (*live, error) {
-	if p.ProfileID != a.cfg.ProfileID {
-		return nil, protocol.Errorf(protocol.ReasonProfileMismatch, "principal belongs to another profile")
-	}
-	if !p.Can(capability) {
-		return nil, protocol.Errorf(protocol.ReasonPermissionDenied, "missing capability %s", capability)
+	if err := a.permit(p, capability); err != nil {
+		return nil, err
 	}
 	l, err := a.load(ctx, sid)
 	if err != nil {
@@ -88,6 +85,18 @@ func (a *Authority) access(ctx context.Context, p auth.Principal, sid, capabilit
 		return nil, protocol.Errorf(protocol.ReasonPermissionDenied, "session belongs to another principal")
 	}
 	return l, nil
+}
+
+// permit runs the first two checks of access, which calls on no session
+// (session.create, session.list) need as well: profile, then capability.
+func (a *Authority) permit(p auth.Principal, capability string) error {
+	if p.ProfileID != a.cfg.ProfileID {
+		return protocol.Errorf(protocol.ReasonProfileMismatch, "principal belongs to another profile")
+	}
+	if !p.Can(capability) {
+		return protocol.Errorf(protocol.ReasonPermissionDenied, "missing capability %s", capability)
+	}
+	return nil
 }
 
 // load returns the live session, restoring it from its receipt on first use.

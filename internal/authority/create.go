@@ -47,16 +47,9 @@ func (a *Authority) Create(ctx context.Context, p auth.Principal, params protoco
 
 // repeatCreate answers a create whose receipt already exists.
 func (a *Authority) repeatCreate(ctx context.Context, sid, subject string, params protocol.SessionCreateParams) (bool, error) {
-	raw, ok, err := a.cfg.Store.Meta(ctx, session.ReceiptKey(sid))
-	if err != nil {
-		return true, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
-	}
-	if !ok {
-		return false, nil
-	}
-	r, err := session.ParseReceipt(raw)
-	if err != nil {
-		return true, &protocol.Error{Reason: protocol.ReasonStorageUnavailable, Detail: "creation receipt is malformed", Cause: err}
+	r, ok, err := a.storedReceipt(ctx, sid)
+	if err != nil || !ok {
+		return err != nil, err
 	}
 	frozen, err := session.FrozenRequest(params)
 	if err != nil {

@@ -133,16 +133,12 @@ func (a *Authority) restore(ctx context.Context, sid string) (*live, error) {
 		}
 		return nil, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
 	}
-	raw, ok, err := a.cfg.Store.Meta(ctx, session.ReceiptKey(sid))
+	r, ok, err := a.storedReceipt(ctx, sid)
 	if err != nil {
-		return nil, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return nil, err
 	}
 	if !ok {
 		return nil, protocol.Errorf(protocol.ReasonStorageUnavailable, "session has no creation receipt")
-	}
-	r, err := session.ParseReceipt(raw)
-	if err != nil {
-		return nil, &protocol.Error{Reason: protocol.ReasonStorageUnavailable, Detail: "creation receipt is malformed", Cause: err}
 	}
 	if err := r.Check(a.cfg.ProfileID, sid); err != nil {
 		return nil, err
@@ -151,6 +147,22 @@ func (a *Authority) restore(ctx context.Context, sid string) (*live, error) {
 		return nil, err
 	}
 	return newLive(r), nil
+}
+
+// storedReceipt reads the creation receipt of logical session sid; ok is
+// false when there is none. It does not check the receipt (restore does).
+func (a *Authority) storedReceipt(ctx context.Context, sid string) (r session.Receipt, ok bool, err error) {
+	raw, ok, err := a.cfg.Store.Meta(ctx, session.ReceiptKey(sid))
+	if err != nil {
+		return r, false, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+	}
+	if !ok {
+		return r, false, nil
+	}
+	if r, err = session.ParseReceipt(raw); err != nil {
+		return r, false, &protocol.Error{Reason: protocol.ReasonStorageUnavailable, Detail: "creation receipt is malformed", Cause: err}
+	}
+	return r, true, nil
 }
 
 func (a *Authority) transcriptRow(ctx context.Context) func(string) (session.TranscriptRow, bool) {

@@ -162,12 +162,7 @@ func (r *oneshot) handleOwn(ctx context.Context, ev protocol.Event) error {
 	case protocol.EventToolComplete:
 		r.boundary()
 	case protocol.EventApprovalSettled, protocol.EventClarifySettled:
-		var p struct {
-			PromptID string `json:"prompt_id"`
-		}
-		if decode(ev.Payload, &p) {
-			r.settled[p.PromptID] = true
-		}
+		r.markSettled(ev)
 	case protocol.EventApprovalRequest:
 		var p protocol.ApprovalRequestPayload
 		if decode(ev.Payload, &p) {
@@ -300,7 +295,9 @@ func (r *oneshot) catchUp(ctx context.Context) error {
 			continue
 		}
 		r.replayEpoch = res.ReplayEpoch
-		r.markSettled(res.Events)
+		for _, ev := range res.Events {
+			r.markSettled(ev)
+		}
 		for _, ev := range res.Events {
 			if err := r.handle(ctx, ev); err != nil {
 				return err
@@ -313,17 +310,17 @@ func (r *oneshot) catchUp(ctx context.Context) error {
 	return nil
 }
 
-func (r *oneshot) markSettled(evs []protocol.Event) {
-	for _, ev := range evs {
-		if ev.Type != protocol.EventApprovalSettled && ev.Type != protocol.EventClarifySettled {
-			continue
-		}
-		var p struct {
-			PromptID string `json:"prompt_id"`
-		}
-		if decode(ev.Payload, &p) {
-			r.settled[p.PromptID] = true
-		}
+// markSettled records the prompt a settled event closes; other events are
+// ignored.
+func (r *oneshot) markSettled(ev protocol.Event) {
+	if ev.Type != protocol.EventApprovalSettled && ev.Type != protocol.EventClarifySettled {
+		return
+	}
+	var p struct {
+		PromptID string `json:"prompt_id"`
+	}
+	if decode(ev.Payload, &p) {
+		r.settled[p.PromptID] = true
 	}
 }
 

@@ -40,7 +40,7 @@ func (d *Dashboard) authTicket(r *http.Request, ticket string) (string, error) {
 	if !d.originAllowed(r.Header.Get("Origin")) {
 		return "", refusal(http.StatusForbidden, "websocket ticket with a missing or foreign Origin")
 	}
-	key, ok := d.wsTickets.redeem(ticket)
+	key, ok := d.wsTickets.take(ticket)
 	if !ok {
 		return "", refusal(http.StatusUnauthorized, "bad, expired or replayed websocket ticket")
 	}

@@ -121,7 +121,8 @@ func (d *Dashboard) serveLogin(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the identity provider is unreachable; try again later", http.StatusBadGateway)
 		return
 	}
-	p, state, err := d.oidc.pending.start()
+	p := pendingLogin{nonce: newSecret(), verifier: oauth2.GenerateVerifier()}
+	state, err := d.oidc.pending.mint(p)
 	if err != nil {
 		d.refuseHTTP(w, r, http.StatusTooManyRequests, err.Error())
 		return

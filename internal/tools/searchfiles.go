@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,7 +71,7 @@ func (searchFilesTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (
 	if _, err := filepath.Match(a.Glob, "x"); err != nil {
 		return failf("invalid glob %q: %v", a.Glob, err), nil
 	}
-	root, err := absPath(env, cmpOrString(a.Path, "."))
+	root, err := absPath(env, cmp.Or(a.Path, "."))
 	if err != nil {
 		return failf("invalid path: %v", err), nil
 	}
@@ -159,11 +160,4 @@ func (s *searcher) result(capped bool) Result {
 		out += fmt.Sprintf("\n[results capped at %d; narrow the pattern, path or glob]", len(s.matches))
 	}
 	return Result{Output: out}
-}
-
-func cmpOrString(v, def string) string {
-	if v != "" {
-		return v
-	}
-	return def
 }

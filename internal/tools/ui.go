@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 )
@@ -122,7 +123,7 @@ func (uiNotifyTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 	if err := decodeArgs(raw, &a); err != nil {
 		return failf("%v", err), nil
 	}
-	a.Level = cmpOrString(a.Level, "info")
+	a.Level = cmp.Or(a.Level, "info")
 	if a.Message == "" || (a.Level != "info" && a.Level != "warning" && a.Level != "error") {
 		return failf("invalid arguments: message must be non-empty and level info, warning or error"), nil
 	}

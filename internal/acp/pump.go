@@ -146,9 +146,7 @@ func (p *pump) cancel(sid string) {
 // stop interrupts a started turn, or cancels a queued admission.
 func (p *pump) stop(sid string, t *turn) {
 	c, adm, gen := p.g.c, t.admission, t.generation
-	p.a.wg.Add(1)
-	go func() {
-		defer p.a.wg.Done()
+	p.background(func() {
 		if gen == 0 {
 			// Still queued. If it started meanwhile, cancel fails and
 			// message.start interrupts it (t.cancelled is set).
@@ -156,7 +154,7 @@ func (p *pump) stop(sid string, t *turn) {
 			return
 		}
 		_, _ = c.InterruptSession(p.a.ctx, protocol.SessionInterruptParams{SessionID: sid, ExecutionGeneration: gen})
-	}()
+	})
 }
 
 // event routes one gateway event to the turn of its session.

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,33 +61,35 @@ func newPeer(r io.Reader, w io.Writer) *peer {
 	return &peer{in: bufio.NewReaderSize(r, 64<<10), out: w, waiting: map[string]chan *message{}}
 }
 
-// read returns the next message; io.EOF at the end of input.
+// read returns the next message; io.EOF at the end of input. Blank lines
+// are skipped; a line that is not JSON is answered with a parse error and
+// skipped.
 func (p *peer) read() (*message, error) {
+	for {
+		line, err := p.readLine()
+		if len(line) == 0 && err != nil {
+			return nil, err
+		}
+		var m message
+		if json.Unmarshal(line, &m) == nil {
+			return &m, nil
+		}
+		if len(bytes.TrimLeft(line, " \t\r\n")) != 0 {
+			p.reply(nil, nil, &rpcError{Code: codeParse, Message: "parse error"})
+		}
+	}
+}
+
+// readLine reads up to and including the next newline, at most about
+// maxLine bytes.
+func (p *peer) readLine() ([]byte, error) {
 	line, err := p.in.ReadSlice('\n')
 	for errors.Is(err, bufio.ErrBufferFull) && len(line) < maxLine {
 		var more []byte
 		more, err = p.in.ReadSlice('\n')
 		line = append(append([]byte(nil), line...), more...)
 	}
-	if len(line) == 0 && err != nil {
-		return nil, err
-	}
-	var m message
-	if jerr := json.Unmarshal(line, &m); jerr != nil {
-		if len(trimSpace(line)) == 0 {
-			return p.read()
-		}
-		p.reply(nil, nil, &rpcError{Code: codeParse, Message: "parse error"})
-		return p.read()
-	}
-	return &m, nil
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\r' || b[0] == '\t') {
-		b = b[1:]
-	}
-	return b
+	return line, err
 }
 
 func (p *peer) write(m message) {

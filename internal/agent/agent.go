@@ -147,7 +147,7 @@ func (r *run) request() model.Request {
 // tool call ids guaranteed.
 func (r *run) callModel(ctx context.Context) (model.Message, error) {
 	r.rounds++
-	resp, err := r.t.Model.Complete(ctx, r.request(), deltas{r.t.Recorder})
+	resp, err := r.t.Model.Complete(ctx, r.request(), r.t.Recorder) // a Recorder is a model.Handler
 	if err != nil {
 		return model.Message{}, fmt.Errorf("model request (round %d): %w", r.rounds, err)
 	}
@@ -201,12 +201,6 @@ func (r *run) end(ctx context.Context, err error) Result {
 func (r *run) result(outcome string, err error) Result {
 	return Result{Text: r.last, Usage: r.usage, Outcome: outcome, Err: err, Rounds: r.rounds}
 }
-
-// deltas forwards streaming deltas to the Recorder.
-type deltas struct{ rec Recorder }
-
-func (d deltas) Text(s string)      { d.rec.Text(s) }
-func (d deltas) Reasoning(s string) { d.rec.Reasoning(s) }
 
 type nopRecorder struct{}
 

@@ -10,7 +10,7 @@
 // session's FIFO (pending admissions from snapshots and session.info), the
 // pending approval and clarify prompts, and the session picker. Update never
 // does IO: every call, the dial and the wait for the next event are tea.Cmds
-// (conn.go) whose results come back as messages tagged with the connection
+// (msgs.go) whose results come back as messages tagged with the connection
 // generation, so results of a dropped connection are ignored.
 //
 // # Transcript

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"regexp"
@@ -44,7 +45,7 @@ func (c Config) validateEnvNames() error {
 	if err := checkEnvName("model.api_key_env", c.Model.APIKeyEnv); err != nil {
 		return err
 	}
-	for _, name := range sortedKeys(c.Providers) {
+	for _, name := range slices.Sorted(maps.Keys(c.Providers)) {
 		p := c.Providers[name]
 		if !validURL(p.BaseURL, false) {
 			return fmt.Errorf("providers.%s.base_url: want an http or https URL", name)
@@ -82,18 +83,16 @@ func looksLikeKey(v string) bool {
 	if len(v) < 32 || !keyCharsRE.MatchString(v) {
 		return false
 	}
-	digits := strings.Count(v, "") - 1 - len(strings.Map(dropDigit, v))
+	digits := 0
+	for _, r := range v {
+		if r >= '0' && r <= '9' {
+			digits++
+		}
+	}
 	return digits >= 4 && strings.Count(v, "-")+strings.Count(v, "_") <= 3
 }
 
 var keyCharsRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
-func dropDigit(r rune) rune {
-	if r >= '0' && r <= '9' {
-		return -1
-	}
-	return r
-}
 
 func validListen(s string) bool {
 	_, port, err := net.SplitHostPort(s)
@@ -111,13 +110,4 @@ func validURL(s string, emptyOK bool) bool {
 	}
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

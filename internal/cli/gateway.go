@@ -124,7 +124,7 @@ func awaitReady(ctx context.Context, home string, exited <-chan error, logPath s
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if id, err := identify(ctx, home); err == nil && id.State == daemon.StateReady {
+		if id, err := identify(ctx, home); err == nil && id.State == control.StateReady {
 			return id, nil
 		}
 		select {

@@ -17,45 +17,13 @@ const summaryPrefix = "[Summary of the earlier conversation]\n"
 const summaryInstruction = "Summarize the conversation below for the assistant that will continue it. " +
 	"Keep every decision, file path, command, open question and unfinished task. Be concise."
 
-// compress answers session.mutate compress: the model writes a summary of
-// the middle of the transcript; the child keeps the protected first and last
-// messages around it.
-func (a *Authority) compress(ctx context.Context, m mutation) (protocol.SessionMutateResult, error) {
-	if err := strictPayload(m.params.Payload, &struct{}{}); err != nil {
-		return protocol.SessionMutateResult{}, protocol.Errorf(protocol.ReasonInvalidParams, "compress takes an empty payload")
+// compressedChild is the child a compression publishes: msgs (from
+// compacted) replace the transcript. Called with the FIFO reserved.
+func compressedChild(l *live, msgs []store.Message) child {
+	return child{
+		endReason: "compression", modelConfig: map[string]any{"_compressed_from": l.current().Entry.SessionID},
+		messages: msgs, beforeCommit: faults.CompressBeforeCommit, afterCommit: faults.CompressAfterCommit,
 	}
-	if err := m.l.reserve(); err != nil {
-		return protocol.SessionMutateResult{}, err
-	}
-	defer a.release(m.l)
-	msgs, err := a.compacted(ctx, m.l)
-	if err != nil {
-		return protocol.SessionMutateResult{}, err
-	}
-	var res protocol.SessionMutateResult
-	n := len(msgs)
-	err = a.publishCompressed(ctx, m.l, msgs, func(tx *store.Tx, j *journal) error {
-		if _, err := fence(tx, m); err != nil {
-			return err
-		}
-		var err error
-		res, err = a.finishMutation(tx, j, m, &n)
-		return err
-	})
-	return res, err
-}
-
-func (a *Authority) publishCompressed(ctx context.Context, l *live, msgs []store.Message, fn func(*store.Tx, *journal) error) error {
-	parent := l.current().Entry.SessionID
-	c := child{
-		endReason: "compression", modelConfig: map[string]any{"_compressed_from": parent},
-		messages: msgs, faultPoint: faults.CompressBeforeCommit,
-	}
-	if err := a.publishChild(ctx, l, c, fn); err != nil {
-		return err
-	}
-	faults.Hit(faults.CompressAfterCommit)
-	return nil
 }
 
 // compacted builds the child transcript: protected head, the model's summary
@@ -135,7 +103,7 @@ func (a *Authority) autoCompress(ctx context.Context, l *live) {
 		a.log.Warn("automatic compression failed; the turn goes on uncompressed", "session_id", l.id, "err", err)
 		return
 	}
-	err = a.publishCompressed(ctx, l, msgs, func(tx *store.Tx, j *journal) error {
+	err = a.publishChild(ctx, l, compressedChild(l, msgs), func(tx *store.Tx, j *journal) error {
 		if _, err := tx.BumpRevision(l.id); err != nil {
 			return err
 		}

@@ -12,10 +12,11 @@ import (
 
 // child describes a new physical transcript to publish (compress or reset).
 type child struct {
-	endReason   string          // the parent's end_reason: "compression" | "session_reset"
-	modelConfig map[string]any  // lineage marker of the child row
-	messages    []store.Message // the child's initial transcript
-	faultPoint  string          // crash point right before the commit
+	endReason    string          // the parent's end_reason: "compression" | "session_reset"
+	modelConfig  map[string]any  // lineage marker of the child row
+	messages     []store.Message // the child's initial transcript
+	beforeCommit string          // crash point right before the commit
+	afterCommit  string          // crash point right after it
 }
 
 // reserve stops the FIFO from claiming while a compress or reset builds its
@@ -59,20 +60,24 @@ func (a *Authority) publishChild(ctx context.Context, l *live, c child, fn func(
 		StartedAtMs: now.UnixMilli(), Hidden: true,
 	}
 	route := store.Route{SessionKey: r.Route, EntryJSON: string(entry), UpdatedAtMs: now.UnixMilli()}
-	return a.commit(ctx, l.id, func(tx *store.Tx, j *journal) error {
+	err = a.commit(ctx, l.id, func(tx *store.Tx, j *journal) error {
 		if err := writeChild(tx, row, c, route, string(receipt)); err != nil {
 			return err
 		}
 		if err := fn(tx, j); err != nil {
 			return err
 		}
-		hit(c.faultPoint)
+		hit(c.beforeCommit)
 		return nil
 	}, func() {
 		l.mu.Lock()
 		l.receipt = next
 		l.mu.Unlock()
 	})
+	if err == nil {
+		hit(c.afterCommit)
+	}
+	return err
 }
 
 // writeChild is publishChild's transaction: the child row and transcript,

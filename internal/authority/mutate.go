@@ -39,10 +39,8 @@ func (a *Authority) Mutate(ctx context.Context, p auth.Principal, params protoco
 	switch params.Operation {
 	case "rename", "archive":
 		return a.mutateRow(ctx, m)
-	case "compress":
-		return a.compress(ctx, m)
-	case "reset":
-		return a.reset(ctx, m)
+	case "compress", "reset":
+		return a.replaceTranscript(ctx, m)
 	}
 	return protocol.SessionMutateResult{}, protocol.Errorf(protocol.ReasonInvalidParams, "operation must be rename, archive, compress or reset")
 }
@@ -130,6 +128,42 @@ func rowChange(m mutation) (func(*store.Tx) error, error) {
 		return nil, protocol.Errorf(protocol.ReasonInvalidParams, "archive needs payload {archived: bool}")
 	}
 	return func(tx *store.Tx) error { return tx.SetArchived(id, *p.Archived) }, nil
+}
+
+// replaceTranscript answers compress and reset: the FIFO is reserved while
+// the child transcript is built (compress asks the model for a summary), and
+// the child is published in the mutation's own fenced transaction.
+func (a *Authority) replaceTranscript(ctx context.Context, m mutation) (protocol.SessionMutateResult, error) {
+	op := m.params.Operation
+	if err := strictPayload(m.params.Payload, &struct{}{}); err != nil {
+		return protocol.SessionMutateResult{}, protocol.Errorf(protocol.ReasonInvalidParams, "%s takes an empty payload", op)
+	}
+	if err := m.l.reserve(); err != nil {
+		return protocol.SessionMutateResult{}, err
+	}
+	defer a.release(m.l)
+	c := resetChild(m.l)
+	if op == "compress" {
+		msgs, err := a.compacted(ctx, m.l)
+		if err != nil {
+			return protocol.SessionMutateResult{}, err
+		}
+		c = compressedChild(m.l, msgs)
+	}
+	var res protocol.SessionMutateResult
+	n := len(c.messages)
+	err := a.publishChild(ctx, m.l, c, func(tx *store.Tx, j *journal) error {
+		if _, err := fence(tx, m); err != nil {
+			return err
+		}
+		var err error
+		res, err = a.finishMutation(tx, j, m, &n)
+		return err
+	})
+	if err != nil {
+		return protocol.SessionMutateResult{}, err
+	}
+	return res, nil
 }
 
 func strictPayload(raw json.RawMessage, v any) error {

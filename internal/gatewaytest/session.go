@@ -3,6 +3,7 @@ package gatewaytest
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,6 +27,17 @@ func Reason(err error) protocol.Reason {
 		return protocol.Reason(ce.Message)
 	}
 	return ""
+}
+
+// Cwd makes a fresh directory to use as a session cwd, with symlinks
+// resolved (the gateway stores the canonical path, so tests compare with it).
+func Cwd(t testing.TB) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // Create calls session.create and fails t on error.
@@ -67,6 +79,35 @@ func TrySubmit(v *Recorder, sid, submissionID, text string) (protocol.Receipt, e
 	ctx, cancel := context.WithTimeout(context.Background(), CallTimeout)
 	defer cancel()
 	return v.Submit(ctx, protocol.PromptSubmitParams{SessionID: sid, SubmissionID: &submissionID, Text: text})
+}
+
+// Receipt calls prompt.receipt and fails t on error.
+func Receipt(t testing.TB, v *Recorder, sid, admissionID string) protocol.Receipt {
+	t.Helper()
+	rc, err := tryReceipt(v, sid, admissionID)
+	if err != nil {
+		t.Fatalf("prompt.receipt %s: %v", admissionID, err)
+	}
+	return rc
+}
+
+func tryReceipt(v *Recorder, sid, admissionID string) (protocol.Receipt, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), CallTimeout)
+	defer cancel()
+	return v.Receipt(ctx, protocol.AdmissionParams{SessionID: sid, AdmissionID: admissionID})
+}
+
+// AwaitStatus polls prompt.receipt until the admission has status and
+// returns that receipt.
+func AwaitStatus(t testing.TB, v *Recorder, sid, admissionID, status string, timeout time.Duration) protocol.Receipt {
+	t.Helper()
+	var rc protocol.Receipt
+	Await(t, timeout, func() bool {
+		r, err := tryReceipt(v, sid, admissionID)
+		rc = r
+		return err == nil && r.Status == status
+	})
+	return rc
 }
 
 // AwaitComplete waits for message.complete of admissionID and returns its payload.

@@ -21,7 +21,7 @@ func TestLaunchKeyAfterRestart(t *testing.T) {
 	gt.WriteFile(t, w.f.Home+"/.env", "OPENAI_API_KEY="+profileKey+"\n")
 	w.f.Turns.Set("KEYED_QUEUED", modeltest.Text("ran with the key"))
 	w.start(faults.ClaimBeforeCommit + "@2")
-	dir := w.cwd()
+	dir := gt.Cwd(w.t)
 	sid := gt.Create(t, w.v, protocol.SessionCreateParams{RequestID: gt.Ptr("keyed"), Cwd: &dir, APIKey: gt.Ptr(key)}).SessionID
 	first := w.mustSubmit(sid, "k1", "KEYED_FIRST")
 	gt.AwaitComplete(t, w.v, first.AdmissionID, wait)

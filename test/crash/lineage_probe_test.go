@@ -161,7 +161,7 @@ func (p *lineageProbe) lifeCompress(hold, summaryHold *modeltest.Barrier) {
 // (safe_mode ignores config.yaml).
 func (p *lineageProbe) createParams(name string) protocol.SessionCreateParams {
 	cp := protocol.SessionCreateParams{RequestID: gt.Ptr("lineage-" + name), Source: gt.Ptr("gui"),
-		Cwd: gt.Ptr(p.cwd()), Model: gt.Ptr("frozen-" + name), Toolsets: &[]string{}}
+		Cwd: gt.Ptr(gt.Cwd(p.t)), Model: gt.Ptr("frozen-" + name), Toolsets: &[]string{}}
 	if name == "safe" {
 		cp.SafeMode, cp.BaseURL = gt.Ptr(true), gt.Ptr(p.f.Model.URL())
 	}

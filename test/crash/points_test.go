@@ -45,7 +45,7 @@ func TestCreateFaultPoints(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, gt.Config{})
 			w.start(point)
-			dir := w.cwd()
+			dir := gt.Cwd(w.t)
 			p := protocol.SessionCreateParams{RequestID: gt.Ptr("crash-create"), Cwd: &dir, Source: gt.Ptr("tui")}
 			if _, err := w.v.CreateSession(gt.Context(t, wait), p); err == nil {
 				t.Fatal("session.create answered although the daemon crashed in it")

@@ -1,7 +1,6 @@
 package crash
 
 import (
-	"path/filepath"
 	"testing"
 
 	gt "github.com/hermes-gateway/hermes/internal/gatewaytest"
@@ -50,23 +49,13 @@ func (w *world) crashed() {
 	w.f.D.AwaitCrash(crashWait)
 }
 
-// cwd makes a fresh session directory.
-func (w *world) cwd() string {
-	w.t.Helper()
-	d, err := filepath.EvalSymlinks(w.t.TempDir())
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return d
-}
-
 // create creates (or re-creates, with the same params) the session of
 // requestID.
 func (w *world) create(requestID string) string {
 	w.t.Helper()
 	dir, ok := w.dirs[requestID]
 	if !ok {
-		dir = w.cwd()
+		dir = gt.Cwd(w.t)
 		w.dirs[requestID] = dir
 	}
 	return gt.Create(w.t, w.v, protocol.SessionCreateParams{RequestID: &requestID, Cwd: &dir}).SessionID
@@ -129,21 +118,11 @@ func (w *world) learn(sub string) string {
 // receipt reads the current receipt of an acked submission.
 func (w *world) receipt(sid, admissionID string) protocol.Receipt {
 	w.t.Helper()
-	rc, err := w.v.Receipt(gt.Context(w.t, wait), protocol.AdmissionParams{SessionID: sid, AdmissionID: admissionID})
-	if err != nil {
-		w.t.Fatalf("prompt.receipt %s: %v", admissionID, err)
-	}
-	return rc
+	return gt.Receipt(w.t, w.v, sid, admissionID)
 }
 
 // awaitStatus polls prompt.receipt until the admission has status.
 func (w *world) awaitStatus(sid, admissionID, status string) protocol.Receipt {
 	w.t.Helper()
-	var rc protocol.Receipt
-	gt.Await(w.t, wait, func() bool {
-		r, err := w.v.Receipt(gt.Context(w.t, wait), protocol.AdmissionParams{SessionID: sid, AdmissionID: admissionID})
-		rc = r
-		return err == nil && r.Status == status
-	})
-	return rc
+	return gt.AwaitStatus(w.t, w.v, sid, admissionID, status, wait)
 }

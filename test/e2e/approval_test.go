@@ -34,7 +34,7 @@ func exists(p string) bool {
 func TestApprovalOutlivesViewers(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	dir := cwd(t)
+	dir := gt.Cwd(t)
 	owned := ownedDir(t, dir)
 	f.Turns.Set("Remove owned fixture",
 		modeltest.ToolCall("terminal", gt.TerminalArgs("rm -r -- "+owned)),
@@ -91,7 +91,7 @@ func hasAssistant(msgs []protocol.Message, text string) bool {
 func TestApprovalDeny(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	dir := cwd(t)
+	dir := gt.Cwd(t)
 	owned := ownedDir(t, dir)
 	f.Turns.Set("Remove it", modeltest.ToolCall("terminal", gt.TerminalArgs("rm -r -- "+owned)), modeltest.Text("DENY_FINISHED"))
 	d := f.Start()
@@ -136,7 +136,7 @@ func TestClarify(t *testing.T) {
 	d := f.Start()
 	ctx := gt.Context(t, wait)
 	v := d.View(ctx)
-	dir := cwd(t)
+	dir := gt.Cwd(t)
 	snap := gt.Create(t, v, protocol.SessionCreateParams{RequestID: gt.Ptr("clarify"), Cwd: &dir})
 	rc := gt.Submit(t, v, snap.SessionID, "c1", "Ask me")
 	p := gt.AwaitPrompt(t, v, wait)

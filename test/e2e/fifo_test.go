@@ -22,7 +22,7 @@ func TestFIFOWithHeldFirstTurn(t *testing.T) {
 	d := f.Start()
 	ctx := gt.Context(t, wait)
 	v := d.View(ctx)
-	dir := cwd(t)
+	dir := gt.Cwd(t)
 	snap := gt.Create(t, v, protocol.SessionCreateParams{RequestID: gt.Ptr("fifo"), Cwd: &dir})
 	var ids []string
 	ids = append(ids, gt.Submit(t, v, snap.SessionID, "s-1", "turn-1").AdmissionID)
@@ -73,7 +73,7 @@ func TestIdempotentSubmit(t *testing.T) {
 	d := f.Start()
 	ctx := gt.Context(t, wait)
 	v := d.View(ctx)
-	dir := cwd(t)
+	dir := gt.Cwd(t)
 	snap := gt.Create(t, v, protocol.SessionCreateParams{RequestID: gt.Ptr("idem"), Cwd: &dir})
 	first := gt.Submit(t, v, snap.SessionID, "same", "retry me")
 	before := gt.Submit(t, v, snap.SessionID, "same", "retry me")

@@ -19,23 +19,13 @@ func newFixture(t *testing.T) *gt.Fixture {
 	return gt.NewFixture(t, gt.Config{})
 }
 
-// cwd makes a fresh directory to use as a session cwd.
-func cwd(t *testing.T) string {
-	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 func TestCreateResumeListInfo(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	d := f.Start()
 	ctx := gt.Context(t, wait)
 	v1 := d.View(ctx)
-	dir := cwd(t)
+	dir := gt.Cwd(t)
 	snap := gt.Create(t, v1, protocol.SessionCreateParams{RequestID: gt.Ptr("fresh"), Source: gt.Ptr("cli"), Cwd: &dir})
 	if snap.SessionID == "" || snap.SessionID != snap.StoredSessionID {
 		t.Fatalf("session_id %q, stored_session_id %q: want equal and non-empty", snap.SessionID, snap.StoredSessionID)
@@ -79,7 +69,7 @@ func TestCreateIdempotentAcrossKill(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	d := f.Start()
-	dir := cwd(t)
+	dir := gt.Cwd(t)
 	params := protocol.SessionCreateParams{RequestID: gt.Ptr("keep"), Source: gt.Ptr("gui"), Cwd: &dir, Model: gt.Ptr("frozen-model")}
 	first := gt.Create(t, d.View(gt.Context(t, wait)), params)
 	epoch := d.Identity().AuthorityEpoch
@@ -124,7 +114,7 @@ func TestDamagedDatabaseExits5(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	d := f.Start()
-	gt.Create(t, d.View(gt.Context(t, wait)), protocol.SessionCreateParams{RequestID: gt.Ptr("x"), Cwd: gt.Ptr(cwd(t))})
+	gt.Create(t, d.View(gt.Context(t, wait)), protocol.SessionCreateParams{RequestID: gt.Ptr("x"), Cwd: gt.Ptr(gt.Cwd(t))})
 	if code := d.Stop(); code != 0 {
 		t.Fatalf("stop: exit %d", code)
 	}

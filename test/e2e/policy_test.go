@@ -26,7 +26,7 @@ func TestThreeConcurrentSurfaces(t *testing.T) {
 	cfgBefore := readFile(t, filepath.Join(f.Home, "config.yaml"))
 	d := f.Start()
 	ctx := gt.Context(t, wait)
-	base := cwd(t)
+	base := gt.Cwd(t)
 	sources := []string{"cli", "tui", "gui"}
 	type run struct {
 		v   *gt.Recorder

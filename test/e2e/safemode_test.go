@@ -16,7 +16,7 @@ func TestSafeModeRunsIsolated(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.Env = []string{"OPENAI_API_KEY=sk-profile-secret", "SAFE_CANARY=visible-to-daemon"}
-	dir := cwd(t)
+	dir := gt.Cwd(t)
 	owned := ownedDir(t, dir)
 	f.Turns.Set("isolated",
 		modeltest.ToolCall("terminal", gt.TerminalArgs("env; rm -r -- "+owned)),

@@ -15,7 +15,7 @@ import (
 func TestToolCannotMintTickets(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	dir := cwd(t)
+	dir := gt.Cwd(t)
 	cmd := f.Bin + " --home " + f.Home + " sessions list --json; echo exit=$?; " +
 		"env -u HERMES_TOOL_PROCESS " + f.Bin + " --home " + f.Home + " dashboard --no-open --no-autostart; echo exit=$?"
 	f.Turns.Set("mint", modeltest.ToolCall("terminal", gt.TerminalArgs(cmd)), modeltest.Text("MINT_DONE"))

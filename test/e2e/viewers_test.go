@@ -19,7 +19,7 @@ func TestEventOrderAcrossEightViewers(t *testing.T) {
 		modeltest.Reply{Text: "a longer final answer streamed in many small pieces", Chunk: 2})
 	d := f.Start()
 	ctx := gt.Context(t, wait)
-	dir := cwd(t)
+	dir := gt.Cwd(t)
 	owner := d.View(ctx)
 	snap := gt.Create(t, owner, protocol.SessionCreateParams{RequestID: gt.Ptr("eight"), Cwd: &dir})
 	viewers := []*gt.Recorder{owner}

@@ -12,7 +12,6 @@ package lifecycle
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -54,31 +53,18 @@ func (s *scenario) start() *gt.Daemon {
 // create creates a session in a fresh directory.
 func (s *scenario) create(requestID string) string {
 	s.t.Helper()
-	dir, err := filepath.EvalSymlinks(s.t.TempDir())
-	if err != nil {
-		s.t.Fatal(err)
-	}
+	dir := gt.Cwd(s.t)
 	return gt.Create(s.t, s.v, protocol.SessionCreateParams{RequestID: &requestID, Cwd: &dir}).SessionID
 }
 
 // receipt reads an admission's receipt on the current daemon.
 func (s *scenario) receipt(sid, admissionID string) protocol.Receipt {
 	s.t.Helper()
-	rc, err := s.v.Receipt(gt.Context(s.t, wait), protocol.AdmissionParams{SessionID: sid, AdmissionID: admissionID})
-	if err != nil {
-		s.t.Fatalf("prompt.receipt %s: %v", admissionID, err)
-	}
-	return rc
+	return gt.Receipt(s.t, s.v, sid, admissionID)
 }
 
 // awaitStatus polls prompt.receipt until the admission has status.
 func (s *scenario) awaitStatus(sid, admissionID, status string) protocol.Receipt {
 	s.t.Helper()
-	var rc protocol.Receipt
-	gt.Await(s.t, wait, func() bool {
-		r, err := s.v.Receipt(gt.Context(s.t, wait), protocol.AdmissionParams{SessionID: sid, AdmissionID: admissionID})
-		rc = r
-		return err == nil && r.Status == status
-	})
-	return rc
+	return gt.AwaitStatus(s.t, s.v, sid, admissionID, status, wait)
 }

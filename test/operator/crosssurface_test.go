@@ -44,7 +44,7 @@ type crossTurns struct {
 }
 
 func newCrossTurns(t *testing.T, f *gt.Fixture, creator, other string) crossTurns {
-	ct := crossTurns{dir: cwd(t), hello: "hello from " + creator,
+	ct := crossTurns{dir: gt.Cwd(t), hello: "hello from " + creator,
 		textA: creator + ": remove the creator directory", textB: other + ": remove the other directory"}
 	ct.dirA, ct.dirB = filepath.Join(ct.dir, "creator-owned"), filepath.Join(ct.dir, "other-owned")
 	for _, d := range []string{ct.dirA, ct.dirB} {

@@ -73,7 +73,7 @@ func TestGatedOIDCOperator(t *testing.T) {
 	t.Parallel()
 	p := oidctest.New(t, "alice")
 	f := gt.NewFixture(t, gt.Config{Extra: gatedConfig(p.Issuer())})
-	dir := cwd(t)
+	dir := gt.Cwd(t)
 	owned := filepath.Join(dir, "owned")
 	if err := os.Mkdir(owned, 0o700); err != nil {
 		t.Fatal(err)

@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -42,16 +41,6 @@ const binding = "local_operator_v1"
 // the test's uid (SPEC §3, §4).
 func nativeSubject() string    { return fmt.Sprintf("uid:%d", os.Getuid()) }
 func dashboardSubject() string { return "dashboard:" + nativeSubject() }
-
-// cwd makes a fresh directory to use as a session cwd.
-func cwd(t *testing.T) string {
-	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
 
 // wire keeps the raw bytes of every RPC result the test received, so a
 // test can assert what never appears on the wire.

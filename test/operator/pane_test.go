@@ -26,7 +26,7 @@ func TestTerminalPaneUsesInternalCredential(t *testing.T) {
 	f.Turns.Set("PANE_HELLO", modeltest.Text("PANE_REPLY"))
 	d := f.Start()
 	ctx := gt.Context(t, wait)
-	dir := cwd(t)
+	dir := gt.Cwd(t)
 	snap := gt.Create(t, nativeView(ctx, t, d), protocol.SessionCreateParams{RequestID: gt.Ptr("pane"), Cwd: &dir})
 	api := d.Identity().APIOrigin
 	br := newBrowser(api)

@@ -414,7 +414,7 @@ func testHeaders(t *testing.T, g *gate) {
 func testForgedIdentity(t *testing.T, g *gate) {
 	ctx := gt.Context(t, wait)
 	v := nativeView(ctx, t, g.d)
-	dir := cwd(t)
+	dir := gt.Cwd(t)
 	snap := gt.Create(t, v, protocol.SessionCreateParams{RequestID: gt.Ptr("forged-base"), Cwd: &dir})
 	sid := snap.SessionID
 	forged := []struct{ method, params string }{

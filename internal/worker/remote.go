@@ -63,6 +63,7 @@ func (r *remote) deliver(f frame) {
 }
 
 // call sends a request and waits for its answer, ctx, or the daemon's end.
+// An answer carrying an error is returned as that error.
 func (r *remote) call(ctx context.Context, f frame) (frame, error) {
 	ch := make(chan frame, 1)
 	r.mu.Lock()
@@ -80,6 +81,9 @@ func (r *remote) call(ctx context.Context, f frame) (frame, error) {
 	}
 	select {
 	case a := <-ch:
+		if a.Error != "" {
+			return frame{}, errors.New(a.Error)
+		}
 		return a, nil
 	case <-ctx.Done():
 		return frame{}, ctx.Err()
@@ -98,14 +102,8 @@ func (r *remote) notify(f frame) {
 
 // Message waits until the daemon has recorded m (or failed to).
 func (r *remote) Message(ctx context.Context, m model.Message) error {
-	a, err := r.call(ctx, frame{Kind: kindMessage, Message: &m, Reasoning: m.Reasoning})
-	if err != nil {
-		return err
-	}
-	if a.Error != "" {
-		return errors.New(a.Error)
-	}
-	return nil
+	_, err := r.call(ctx, frame{Kind: kindMessage, Message: &m, Reasoning: m.Reasoning})
+	return err
 }
 
 func (r *remote) Text(delta string)      { r.notify(frame{Kind: kindText, Delta: delta}) }
@@ -129,9 +127,6 @@ func (r *remote) Approve(ctx context.Context, req tools.ApprovalRequest) (bool, 
 	if err != nil {
 		return false, err
 	}
-	if a.Error != "" {
-		return false, errors.New(a.Error)
-	}
 	return a.Allowed, nil
 }
 
@@ -141,9 +136,6 @@ func (r *remote) Ask(ctx context.Context, q tools.Question) (string, error) {
 		Question: q.Question, Choices: q.Choices, MultiSelect: q.MultiSelect}})
 	if err != nil {
 		return "", err
-	}
-	if a.Error != "" {
-		return "", errors.New(a.Error)
 	}
 	return a.Answer, nil
 }

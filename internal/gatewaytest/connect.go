@@ -3,7 +3,6 @@ package gatewaytest
 import (
 	"context"
 	"fmt"
-	"testing"
 
 	"github.com/hermes-gateway/hermes/internal/client"
 	"github.com/hermes-gateway/hermes/internal/control"
@@ -50,16 +49,4 @@ func (d *Daemon) Connect(ctx context.Context) *client.Client {
 func (d *Daemon) View(ctx context.Context) *Recorder {
 	d.t.Helper()
 	return Record(d.Connect(ctx))
-}
-
-// MustCall is a helper for one-line calls in tests: it fails t with the
-// method name when err is not nil.
-func MustCall[T any](t testing.TB, method string) func(T, error) T {
-	return func(v T, err error) T {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", method, err)
-		}
-		return v
-	}
 }

@@ -36,12 +36,6 @@ func (l *Ledger) Command(id string) string {
 	return fmt.Sprintf("printf '%%s\\n' %s >> %s; sync", id, l.Path)
 }
 
-// SlowCommand appends id, syncs, then sleeps secs seconds: a crash while
-// it sleeps leaves a started command behind.
-func (l *Ledger) SlowCommand(id string, secs int) string {
-	return fmt.Sprintf("%s; sleep %d", l.Command(id), secs)
-}
-
 // TerminalArgs is the JSON arguments of a terminal tool call running cmd.
 func TerminalArgs(cmd string) string {
 	return fmt.Sprintf(`{"command":%s}`, q(cmd))

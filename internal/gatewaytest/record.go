@@ -111,11 +111,6 @@ func typeList(evs []protocol.Event) []string {
 	return out
 }
 
-// OfType matches events of type typ.
-func OfType(typ string) func(protocol.Event) bool {
-	return func(ev protocol.Event) bool { return ev.Type == typ }
-}
-
 // Completed matches message.complete of admission id.
 func Completed(admissionID string) func(protocol.Event) bool {
 	return func(ev protocol.Event) bool {

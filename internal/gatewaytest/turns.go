@@ -12,16 +12,16 @@ import (
 // step being the number of assistant messages after it (0 = the turn's
 // first request). The same request always gets the same reply, also after
 // a daemon restart, and concurrent sessions never steal each other's
-// replies. A step past the list, or an unknown prompt, gets Fallback.
+// replies. A step past the list, or an unknown prompt, gets the final
+// answer "done".
 type Turns struct {
 	mu       sync.Mutex
 	byPrompt map[string][]modeltest.Reply // guarded by mu
-	fallback modeltest.Reply              // guarded by mu
 }
 
-// NewTurns returns a script whose fallback is the final answer "done".
+// NewTurns returns an empty script.
 func NewTurns() *Turns {
-	return &Turns{byPrompt: map[string][]modeltest.Reply{}, fallback: modeltest.Text("done")}
+	return &Turns{byPrompt: map[string][]modeltest.Reply{}}
 }
 
 // Set scripts the turn started by prompt.
@@ -29,13 +29,6 @@ func (s *Turns) Set(prompt string, replies ...modeltest.Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.byPrompt[prompt] = replies
-}
-
-// Fallback sets the reply for unscripted requests.
-func (s *Turns) Fallback(r modeltest.Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.fallback = r
 }
 
 // Reply is the modeltest.Server Handle function.
@@ -46,7 +39,7 @@ func (s *Turns) Reply(r *modeltest.Request) modeltest.Reply {
 	if rs, ok := s.byPrompt[prompt]; ok && step < len(rs) {
 		return rs[step]
 	}
-	return s.fallback
+	return modeltest.Text("done")
 }
 
 // Step returns the last user message of r and how many assistant messages

@@ -59,7 +59,7 @@ func writeConfig(b testing.TB, home, modelURL, extra string) {
 }
 
 // startGateway runs daemon.Run on home (already configured) and returns once
-// it printed its ready line. Stop it with stopGateway (also on cleanup).
+// it printed its ready line; it is shut down at cleanup.
 func startGateway(b testing.TB, home string) *gateway {
 	b.Helper()
 	g := launch(home)

@@ -50,8 +50,8 @@ type groupResult struct {
 	panicked any
 }
 
-// batch runs calls so that they share one grouped transaction and returns
-// their outcomes, in order.
+// batch queues calls in order so that they share one grouped transaction
+// and returns their outcomes, in order.
 func (f *groupFixture) batch(t *testing.T, calls []groupCall) []groupResult {
 	t.Helper()
 	ctx := context.Background()
@@ -73,8 +73,10 @@ func (f *groupFixture) batch(t *testing.T, calls []groupCall) []groupResult {
 			defer func() { out[i].panicked = recover() }()
 			out[i].err = f.s.InTxGrouped(c.ctx, c.epoch, c.fn)
 		})
+		// One at a time: the batch runs its calls in queue order, and the
+		// tests' expectations (a later duplicate conflicts) depend on it.
+		awaitGroup(t, f.s, func(g *grouper) bool { return len(g.queue) == i+1 })
 	}
-	awaitGroup(t, f.s, func(g *grouper) bool { return len(g.queue) == len(calls) })
 	before := f.s.group.batches
 	close(hold)
 	wg.Wait()

@@ -340,8 +340,8 @@ func toolSummary(name string, args json.RawMessage) string {
 
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = s[:n] + "…"
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…" // cut between characters, never inside one
 	}
 	return s
 }

@@ -57,3 +57,10 @@ func TestParseChat(t *testing.T) {
 		t.Fatalf("%+v", o)
 	}
 }
+
+func TestOneLineCutsBetweenCharacters(t *testing.T) {
+	t.Parallel()
+	if got := oneLine("héllo\n  wörld", 7); got != "héllo w…" {
+		t.Fatalf("oneLine: %q", got)
+	}
+}

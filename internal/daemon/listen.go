@@ -21,8 +21,16 @@ func (d *daemon) loadConfig() error {
 	if err != nil {
 		return exitf(ExitRuntime, "%v (fix %s or move it away)", err, filepath.Join(d.home, "config.yaml"))
 	}
-	if d.opts.Listen != "" {
-		cfg.Gateway.Listen = d.opts.Listen // the flag wins, so the loopback check sees it
+	// HERMES_LISTEN wins over gateway.listen (validated like it), so the
+	// loopback check below sees the address really used.
+	override := func(key string) string {
+		if key == "HERMES_LISTEN" {
+			return d.opts.Listen
+		}
+		return ""
+	}
+	if err := cfg.ApplyEnv(override); err != nil {
+		return exitf(ExitRuntime, "%v (give an address like 127.0.0.1:8787)", err)
 	}
 	d.cfg = cfg
 	d.settings = newSettingsSource(d.home, d.log)

@@ -89,7 +89,7 @@ func TestACPWithSDKClient(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "client.mjs", f.Bin, f.Home, cwd)
 	cmd.Dir = dir
-	cmd.Env = cleanEnv()
+	cmd.Env = gatewaytest.CleanEnv()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

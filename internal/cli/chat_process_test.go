@@ -31,7 +31,7 @@ func hermes(t *testing.T, f *gatewaytest.Fixture, stdin string, args ...string) 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, f.Bin, append([]string{"--home", f.Home}, args...)...)
-	cmd.Env = cleanEnv()
+	cmd.Env = gatewaytest.CleanEnv()
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -45,16 +45,6 @@ func hermes(t *testing.T, f *gatewaytest.Fixture, stdin string, args ...string) 
 		t.Fatalf("hermes %v: %v", args, err)
 	}
 	return r
-}
-
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "HERMES_") {
-			env = append(env, kv)
-		}
-	}
-	return env
 }
 
 func streaming(t *testing.T) *gatewaytest.Fixture {

@@ -64,7 +64,7 @@ func Launch(t testing.TB, bin, home string, env ...string) *Daemon {
 	}
 	defer f.Close()
 	cmd := exec.Command(bin, "--home", home, "gateway", "run")
-	cmd.Env = append(cleanEnv(), env...)
+	cmd.Env = append(CleanEnv(), env...)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -76,8 +76,9 @@ func Launch(t testing.TB, bin, home string, env ...string) *Daemon {
 	return d
 }
 
-// cleanEnv is the test's environment without HERMES_* variables.
-func cleanEnv() []string {
+// CleanEnv is the test's environment without HERMES_* variables: a
+// process under test sees only what the test gives it.
+func CleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "HERMES_") {

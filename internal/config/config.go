@@ -25,6 +25,8 @@ type Config struct {
 	Compression      Compression         `yaml:"compression"`
 	Gateway          Gateway             `yaml:"gateway"`
 	Dashboard        Dashboard           `yaml:"dashboard"`
+	Sandbox          Sandbox             `yaml:"sandbox"`
+	Terminal         Terminal            `yaml:"terminal"`
 }
 
 // ModelConfig is the default model endpoint.
@@ -34,6 +36,10 @@ type ModelConfig struct {
 	BaseURL       string `yaml:"base_url" want:"an http or https URL"`
 	APIKeyEnv     string `yaml:"api_key_env" want:"an environment variable name"` // "" = no key
 	ContextWindow int    `yaml:"context_window" want:"a positive integer"`        // tokens
+	// AllowInsecureHTTP accepts http:// base URLs of non-loopback hosts
+	// (profile, providers and session.create); off, only loopback may be
+	// plain http.
+	AllowInsecureHTTP bool `yaml:"allow_insecure_http"`
 }
 
 // Provider is a named endpoint that session.create {provider} may select.
@@ -81,6 +87,38 @@ type Gateway struct {
 	Listen          string   `yaml:"listen" want:"host:port"`
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
 	MaxFrameBytes   int64    `yaml:"max_frame_bytes" want:"an integer of at least 1024"`
+	// MaxConnections caps concurrent HTTP/WebSocket connections; one more
+	// is refused (HTTP 503) until one closes.
+	MaxConnections int `yaml:"max_connections" want:"a positive integer"`
+	// ViewerBufferBytes bounds one viewer's backlog of undelivered events;
+	// past it the viewer is cut off with session.replay_gap.
+	ViewerBufferBytes int64 `yaml:"viewer_buffer_bytes" want:"an integer of at least 65536"`
+	// WriteTimeout closes a connection whose WebSocket write blocks longer.
+	WriteTimeout Duration `yaml:"write_timeout"`
+}
+
+// Sandbox modes (docs/security.md).
+const (
+	SandboxAuto   = "auto"   // namespaces + Landlock + seccomp, else Landlock + seccomp
+	SandboxStrict = "strict" // the full sandbox or no tool runs
+	SandboxOff    = "off"    // explicit only: tools run bare
+)
+
+// Sandbox configures the OS boundary under every process a tool starts.
+type Sandbox struct {
+	Mode          string   `yaml:"mode" want:"auto, strict or off"`
+	Network       string   `yaml:"network" want:"on or off"` // off = loopback only
+	WritableRoots []string `yaml:"writable_roots"`           // absolute; besides the cwd and a private temp dir
+	// HiddenPaths replace the default list of credential paths hidden from
+	// tools (~ is the user's home). The profile home is always hidden.
+	HiddenPaths []string `yaml:"hidden_paths"`
+}
+
+// Terminal configures the terminal tool.
+type Terminal struct {
+	// EnvPassthrough names variables (or NAME_* prefixes ending in '*')
+	// added to the tool environment's allow-list.
+	EnvPassthrough []string `yaml:"env_passthrough"`
 }
 
 // Dashboard configures the web dashboard; a PublicURL means gated mode.
@@ -122,10 +160,27 @@ func Defaults() Config {
 		CommandAllowlist: []string{},
 		Compression:      Compression{Enabled: true, Threshold: 0.8, ProtectFirstN: 3, ProtectLastN: 6},
 		Gateway: Gateway{
-			Listen:          "127.0.0.1:0",
-			ShutdownTimeout: Duration(10 * time.Second),
-			MaxFrameBytes:   1 << 20,
+			Listen:            "127.0.0.1:0",
+			ShutdownTimeout:   Duration(10 * time.Second),
+			MaxFrameBytes:     1 << 20,
+			MaxConnections:    256,
+			ViewerBufferBytes: 4 << 20,
+			WriteTimeout:      Duration(10 * time.Second),
 		},
 		Dashboard: Dashboard{OIDC: OIDC{AllowedSubjects: []string{}, AllowedEmails: []string{}}},
+		Sandbox:   Sandbox{Mode: SandboxAuto, Network: "on", WritableRoots: []string{}, HiddenPaths: DefaultHiddenPaths()},
+		Terminal:  Terminal{EnvPassthrough: []string{}},
+	}
+}
+
+// DefaultHiddenPaths is the default sandbox.hidden_paths: where credentials
+// of other tools live (~ is the user's home, $XDG_RUNTIME_DIR its runtime
+// directory, which holds the session bus, agent sockets and the like).
+func DefaultHiddenPaths() []string {
+	return []string{
+		"~/.ssh", "~/.gnupg", "~/.aws", "~/.config/gcloud", "~/.kube", "~/.docker/config.json",
+		"~/.netrc", "~/.git-credentials", "~/.config/gh", "~/.config/chromium",
+		"~/.config/google-chrome", "~/.mozilla", "~/.password-store", "~/.local/share/keyrings",
+		"$XDG_RUNTIME_DIR", "/run/docker.sock", "/var/run/docker.sock",
 	}
 }

@@ -106,7 +106,7 @@ dashboard: {public_url: "https://h.example.com", oidc: {client_secret_env: OIDC_
 	want.Approvals = Approvals{Mode: ApprovalsOff, Timeout: Duration(30 * time.Second)}
 	want.CommandAllowlist = []string{"git status"}
 	want.Compression.Threshold = 0.5
-	want.Gateway = Gateway{Listen: "0.0.0.0:8080", ShutdownTimeout: Duration(2500 * time.Millisecond), MaxFrameBytes: 2048}
+	want.Gateway.Listen, want.Gateway.ShutdownTimeout, want.Gateway.MaxFrameBytes = "0.0.0.0:8080", Duration(2500*time.Millisecond), 2048
 	want.Dashboard.PublicURL = "https://h.example.com"
 	want.Dashboard.OIDC.ClientSecretEnv = "OIDC_SECRET"
 	want.Dashboard.OIDC.AllowedEmails = []string{"a@b.c"}

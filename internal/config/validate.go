@@ -30,6 +30,13 @@ func (c Config) Validate() error {
 		{validListen(c.Gateway.Listen), "gateway.listen", "host:port with a port in 0..65535"},
 		{c.Gateway.ShutdownTimeout >= 0, "gateway.shutdown_timeout", "a non-negative duration"},
 		{c.Gateway.MaxFrameBytes >= 1024, "gateway.max_frame_bytes", "an integer of at least 1024"},
+		{c.Gateway.MaxConnections > 0, "gateway.max_connections", "a positive integer"},
+		{c.Gateway.ViewerBufferBytes >= 64<<10, "gateway.viewer_buffer_bytes", "an integer of at least 65536"},
+		{c.Gateway.WriteTimeout > 0, "gateway.write_timeout", "a positive duration"},
+		{slices.Contains([]string{SandboxAuto, SandboxStrict, SandboxOff}, c.Sandbox.Mode), "sandbox.mode", "auto, strict or off"},
+		{c.Sandbox.Network == "on" || c.Sandbox.Network == "off", "sandbox.network", "on or off"},
+		{absPaths(c.Sandbox.WritableRoots), "sandbox.writable_roots", "absolute paths (or ~/…)"},
+		{absPaths(c.Sandbox.HiddenPaths), "sandbox.hidden_paths", "absolute paths (or ~/…)"},
 		{validURL(c.Model.BaseURL, false), "model.base_url", "an http or https URL"},
 		{validURL(c.Dashboard.PublicURL, true), "dashboard.public_url", "an http or https URL"},
 	}
@@ -110,4 +117,15 @@ func validURL(s string, emptyOK bool) bool {
 	}
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil
+}
+
+// absPaths: every entry is absolute, ~ or ~/…, or starts with $XDG_RUNTIME_DIR.
+func absPaths(ps []string) bool {
+	for _, p := range ps {
+		ok := strings.HasPrefix(p, "/") || p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "$XDG_RUNTIME_DIR")
+		if !ok || strings.ContainsRune(p, 0) {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package authority
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -71,7 +72,7 @@ func (a *Authority) expire(l *live, s stamp, pr *prompt) (answer, error) {
 		return <-pr.answer, nil
 	}
 	ans := answer{by: "timeout"}
-	if pr.wire.Kind == "approval" {
+	if family(pr.wire.Kind) == "approval" {
 		ans.value = protocol.ChoiceDeny
 	}
 	a.publishSettled(l, s, pr, ans)
@@ -94,7 +95,7 @@ func (a *Authority) take(l *live, id string) bool {
 func (a *Authority) publishSettled(l *live, s stamp, pr *prompt, ans answer) {
 	var typ string
 	var payload any
-	if pr.wire.Kind == "approval" {
+	if family(pr.wire.Kind) == "approval" {
 		typ = protocol.EventApprovalSettled
 		payload = protocol.ApprovalSettledPayload{PromptID: pr.wire.PromptID, ExecutionGeneration: s.generation, Choice: ans.value, By: ans.by}
 	} else {
@@ -104,6 +105,15 @@ func (a *Authority) publishSettled(l *live, s stamp, pr *prompt, ans answer) {
 	if err := a.emit(context.WithoutCancel(a.ctx), l, typ, payload, s); err != nil {
 		a.log.Error("journal settled prompt failed", "session_id", l.id, "err", err)
 	}
+}
+
+// family is what answers a prompt of kind: clarify.respond for "clarify",
+// approval.respond for every approval kind (approval, file, escalation).
+func family(kind string) string {
+	if kind == "clarify" {
+		return "clarify"
+	}
+	return "approval"
 }
 
 // respond delivers a viewer's answer to the prompt of the running generation.
@@ -121,7 +131,7 @@ func (a *Authority) respond(ctx context.Context, p auth.Principal, sid string, g
 		l.mu.Unlock()
 		return protocol.RespondResult{Status: "already_resolved", PromptID: id}, nil
 	}
-	i := slices.IndexFunc(l.prompts, func(pr *prompt) bool { return pr.wire.PromptID == id && pr.wire.Kind == kind })
+	i := slices.IndexFunc(l.prompts, func(pr *prompt) bool { return pr.wire.PromptID == id && family(pr.wire.Kind) == kind })
 	if i < 0 {
 		l.mu.Unlock()
 		return protocol.RespondResult{}, protocol.Errorf(protocol.ReasonNotFound, "no pending %s prompt %s", kind, id)
@@ -165,22 +175,20 @@ type approver struct {
 func (ap *approver) Approve(ctx context.Context, req tools.ApprovalRequest) (bool, error) {
 	a, l := ap.a, ap.l
 	settings := a.cfg.Settings()
-	if ap.yolo || settings.ApprovalsOff || allowlisted(settings.Allowlist, req) {
+	if !req.Mandatory && ap.remembered(settings, req) {
 		return true, nil
 	}
-	l.mu.Lock()
-	ok := l.approved[req.Pattern]
-	l.mu.Unlock()
-	if ok && req.Pattern != "" {
-		return true, nil
+	kind, choices := cmp.Or(req.Kind, tools.KindCommand), protocol.ApprovalChoices
+	if req.Mandatory {
+		choices = []string{protocol.ChoiceOnce, protocol.ChoiceDeny}
 	}
 	pr := &prompt{answer: make(chan answer, 1), wire: protocol.Prompt{
-		PromptID: newID(), Kind: "approval", ExecutionGeneration: ap.s.generation,
-		Command: req.Command, Description: req.Description, Choices: protocol.ApprovalChoices,
+		PromptID: newID(), Kind: kind, ExecutionGeneration: ap.s.generation,
+		Command: req.Command, Description: req.Description, Choices: choices,
 	}}
 	payload := protocol.ApprovalRequestPayload{
-		Kind: "approval", PromptID: pr.wire.PromptID, ExecutionGeneration: ap.s.generation,
-		Command: req.Command, Description: req.Description, Choices: protocol.ApprovalChoices,
+		Kind: kind, PromptID: pr.wire.PromptID, ExecutionGeneration: ap.s.generation,
+		Command: req.Command, Description: req.Description, Choices: choices,
 	}
 	ans, err := a.ask(ctx, l, ap.s, pr, protocol.EventApprovalRequest, payload, settings.ApprovalTimeout)
 	if err != nil {
@@ -190,7 +198,21 @@ func (ap *approver) Approve(ctx context.Context, req tools.ApprovalRequest) (boo
 	return ap.apply(ans.value, req), nil
 }
 
+// remembered: yolo, approvals off, the allowlist or a "session" approval
+// already consent to req.
+func (ap *approver) remembered(settings Settings, req tools.ApprovalRequest) bool {
+	if ap.yolo || settings.ApprovalsOff || allowlisted(settings.Allowlist, req) {
+		return true
+	}
+	ap.l.mu.Lock()
+	defer ap.l.mu.Unlock()
+	return req.Pattern != "" && ap.l.approved[req.Pattern]
+}
+
 func (ap *approver) apply(choice string, req tools.ApprovalRequest) bool {
+	if req.Mandatory {
+		return choice == protocol.ChoiceOnce
+	}
 	switch choice {
 	case protocol.ChoiceOnce:
 		return true

@@ -8,6 +8,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/hermes-gateway/hermes/internal/sandbox"
 )
 
 // Spec is the function schema a tool offers the model.
@@ -33,11 +35,23 @@ type Tool interface {
 	Run(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
 }
 
+// Approval kinds: the approval.request payload's kind.
+const (
+	KindCommand    = "approval"   // a dangerous terminal command
+	KindFile       = "file"       // a file tool outside the cwd, or on a protected path
+	KindEscalation = "escalation" // a terminal command asking to run outside the sandbox
+)
+
 // ApprovalRequest asks a human to consent to a dangerous action.
 type ApprovalRequest struct {
+	Kind        string // KindCommand ("" means it), KindFile or KindEscalation
 	Command     string // the command (or "write_file <path>") shown to the human
 	Description string // why it needs consent
 	Pattern     string // the classifier pattern key, for "session"/"always" memory
+	// Mandatory requests are asked even under yolo, approvals.mode off, the
+	// allowlist or a "session" approval, and offer only once and deny:
+	// nothing remembers them (escalations, protected paths).
+	Mandatory bool
 }
 
 // Approver decides on dangerous actions. The gateway's implementation checks
@@ -85,4 +99,23 @@ type Env struct {
 	SkillsDir       string        // $HERMES_HOME/skills
 	TerminalTimeout time.Duration // default per command; 0 = 180s
 	OutputCap       int           // bytes of output kept; 0 = 64 KiB
+
+	// ProfileHome is $HERMES_HOME: hidden from tool processes; file tools
+	// always ask inside it and never write its config.yaml or .env.
+	ProfileHome string
+	// WritableRoots are sandbox.writable_roots (absolute): file tools treat
+	// them like the cwd.
+	WritableRoots []string
+	// ProtectedPaths (absolute) always ask, even inside the cwd: the
+	// sandbox's hidden paths and the shell startup files.
+	ProtectedPaths []string
+	// Sandbox runs the processes a tool starts; nil runs them bare (only
+	// tests that say so).
+	Sandbox *sandbox.Launcher
+	// SandboxPolicy is the session's policy: the launcher runs each command
+	// under it (Cwd filled per call).
+	SandboxPolicy sandbox.Policy
+	// EnvPassthrough is terminal.env_passthrough: names added to the tool
+	// environment's allow-list.
+	EnvPassthrough []string
 }

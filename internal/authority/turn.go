@@ -89,7 +89,8 @@ func settled(out agent.Result) turnResult {
 }
 
 // modelKey is the launch key, else (never for safe_mode/ignore_user_config
-// sessions, which have no daemon credentials) the profile's key.
+// sessions, which have no daemon credentials) the profile key bound to the
+// session's base_url, if it is a configured endpoint (session.ProfileKeyName).
 func (a *Authority) modelKey(l *live, pol session.Policy, s Settings) string {
 	l.mu.Lock()
 	key := l.apiKey
@@ -97,7 +98,10 @@ func (a *Authority) modelKey(l *live, pol session.Policy, s Settings) string {
 	if key != "" || pol.CredentialRef != nil || pol.SafeMode || pol.IgnoreUserConfig || s.ProfileKey == nil {
 		return key
 	}
-	return s.ProfileKey(pol.Provider)
+	if name, ok := session.ProfileKeyName(pol, s.Defaults); ok {
+		return s.ProfileKey(name)
+	}
+	return ""
 }
 
 func systemPrompt(sid string, pol session.Policy) string {

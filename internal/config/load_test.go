@@ -147,8 +147,10 @@ func TestLoadErrorsNameTheKey(t *testing.T) {
 		{"duplicate", "agent: {max_turns: 1, max_turns: 2}", "config.yaml: agent.max_turns: duplicate key"},
 		{"literal key", "model: {api_key_env: sk-proj-abc123def456}", "config.yaml: model.api_key_env: " + keyAdvice},
 		{"literal key name-like", "model: {api_key_env: A1B2C3D4E5F6G7H8J9K0L1M2N3P4Q5R6}", "config.yaml: model.api_key_env: " + keyAdvice},
-		{"provider key", "providers: {p: {base_url: 'http://x', api_key_env: 'sk-123'}}", "config.yaml: providers.p.api_key_env: " + keyAdvice},
+		{"provider key", "providers: {p: {base_url: 'https://x', api_key_env: 'sk-123'}}", "config.yaml: providers.p.api_key_env: " + keyAdvice},
 		{"oidc secret", "dashboard: {oidc: {client_secret_env: 'abc def'}}", "config.yaml: dashboard.oidc.client_secret_env: " + keyAdvice},
+		{"http to a remote model", "model: {base_url: 'http://models.example/v1'}", "config.yaml: model.base_url: want " + insecureWants},
+		{"http to a remote provider", "providers: {p: {base_url: 'http://10.0.0.2:8080/v1'}}", "config.yaml: providers.p.base_url: want " + insecureWants},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,6 +205,22 @@ func TestListenIsLoopback(t *testing.T) {
 		c.Gateway.Listen = listen
 		if got := c.ListenIsLoopback(); got != want {
 			t.Errorf("ListenIsLoopback(%q) = %v", listen, got)
+		}
+	}
+}
+
+// TestLoadPlainHTTP: plain http is for loopback hosts, or for any host once
+// model.allow_insecure_http is set.
+func TestLoadPlainHTTP(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		"model: {base_url: 'http://127.0.0.2:8080/v1'}",
+		"model: {base_url: 'http://[::1]:8080/v1'}",
+		"model: {base_url: 'http://LOCALHOST/v1'}",
+		"model: {base_url: 'http://models.example/v1', allow_insecure_http: true}\nproviders: {p: {base_url: 'http://10.0.0.2/v1'}}",
+	} {
+		if _, err := Load(writeConfig(t, body)); err != nil {
+			t.Errorf("%s: %v", body, err)
 		}
 	}
 }

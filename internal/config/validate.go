@@ -38,6 +38,7 @@ func (c Config) Validate() error {
 		{absPaths(c.Sandbox.WritableRoots), "sandbox.writable_roots", "absolute paths (or ~/…)"},
 		{absPaths(c.Sandbox.HiddenPaths), "sandbox.hidden_paths", "absolute paths (or ~/…)"},
 		{validURL(c.Model.BaseURL, false), "model.base_url", "an http or https URL"},
+		{c.Model.AllowInsecureHTTP || !insecureHTTP(c.Model.BaseURL), "model.base_url", insecureWants},
 		{validURL(c.Dashboard.PublicURL, true), "dashboard.public_url", "an http or https URL"},
 	}
 	for _, ch := range checks {
@@ -56,6 +57,9 @@ func (c Config) validateEnvNames() error {
 		p := c.Providers[name]
 		if !validURL(p.BaseURL, false) {
 			return fmt.Errorf("providers.%s.base_url: want an http or https URL", name)
+		}
+		if !c.Model.AllowInsecureHTTP && insecureHTTP(p.BaseURL) {
+			return fmt.Errorf("providers.%s.base_url: want %s", name, insecureWants)
 		}
 		if err := checkEnvName("providers."+name+".api_key_env", p.APIKeyEnv); err != nil {
 			return err
@@ -128,4 +132,23 @@ func absPaths(ps []string) bool {
 		}
 	}
 	return true
+}
+
+// insecureWants names the plain-http rule of base URLs.
+const insecureWants = "https, or http:// only to a loopback host (127.0.0.0/8, ::1, localhost) " +
+	"unless model.allow_insecure_http: true"
+
+// insecureHTTP: a plain http:// URL to a host that is not loopback (the
+// same rule as session.InsecureHTTP, which config may not import).
+func insecureHTTP(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || !strings.EqualFold(u.Scheme, "http") {
+		return false
+	}
+	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if h == "localhost" || h == "localhost.localdomain" {
+		return false
+	}
+	ip := net.ParseIP(h)
+	return ip == nil || !ip.IsLoopback()
 }

@@ -100,6 +100,7 @@ func defaultsFrom(cfg config.Config, home string, snapshot map[string]any) sessi
 		MaxTurns: cfg.Agent.MaxTurns, Reasoning: cfg.Agent.ReasoningEffort, Streaming: cfg.Streaming.Enabled,
 		PlatformToolsets: cfg.PlatformToolsets, DisabledToolsets: cfg.Agent.DisabledToolsets,
 		SkillsDir: filepath.Join(home, "skills"), ConfigSnapshot: snapshot,
+		AllowInsecureHTTP: cfg.Model.AllowInsecureHTTP,
 	}
 	code := config.Defaults()
 	d.CodeDefaults = &session.Defaults{
@@ -111,11 +112,19 @@ func defaultsFrom(cfg config.Config, home string, snapshot map[string]any) sessi
 }
 
 // profileKey resolves the profile's api key for a provider from the process
-// environment or .env (never from config.yaml).
+// environment or .env (never from config.yaml): a named provider's own key;
+// the model's key for any other name, or for a provider without a key of
+// its own that shares model.base_url (a key goes only to the URL it was
+// configured with; session.ProfileKeyName decides who may ask).
 func profileKey(cfg config.Config, env map[string]string, provider string) string {
 	name := cfg.Model.APIKeyEnv
-	if p, ok := cfg.Providers[provider]; ok && p.APIKeyEnv != "" {
-		name = p.APIKeyEnv
+	if p, ok := cfg.Providers[provider]; ok {
+		switch {
+		case p.APIKeyEnv != "":
+			name = p.APIKeyEnv
+		case !session.SameEndpoint(p.BaseURL, cfg.Model.BaseURL):
+			name = ""
+		}
 	}
 	if name == "" {
 		return ""

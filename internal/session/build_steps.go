@@ -9,7 +9,9 @@ import (
 )
 
 // endpointStep resolves provider and base_url. A named provider brings its
-// configured base_url unless base_url is given too.
+// configured base_url unless base_url is given too. It records which
+// configured endpoint (if any) the base_url is, so that the profile's keys
+// go only to the URL they were configured with (endpoint.go).
 func (b *builder) endpointStep() error {
 	b.pol.Provider, b.pol.BaseURL = b.eff.Provider, b.eff.BaseURL
 	if b.p.Provider != nil {
@@ -23,10 +25,13 @@ func (b *builder) endpointStep() error {
 		}
 	}
 	if b.p.BaseURL != nil {
-		if err := checkBaseURL(*b.p.BaseURL); err != nil {
+		if err := checkBaseURL(*b.p.BaseURL, b.d.AllowInsecureHTTP); err != nil {
 			return err
 		}
 		b.pol.BaseURL = *b.p.BaseURL
+	}
+	if !b.pol.IgnoreUserConfig {
+		b.pol.KeyEndpoint = keyEndpoint(b.pol.BaseURL, b.pol.Provider, b.eff)
 	}
 	return nil
 }

@@ -153,8 +153,9 @@ func TestBuildAccepts(t *testing.T) {
 			return expect(p.SafeMode && p.IgnoreUserConfig && p.IgnoreRules && p.Model == "m" && p.Provider == "" &&
 				p.ConfigJSON == "{}" && p.Cwd == e.home && p.MaxTurns == 90)
 		}},
-		{"ignore_user_config", `{"ignore_user_config":true,"model":"m","provider":"custom","base_url":"http://h/v1"}`, func(p Policy) string {
-			return expect(!p.SafeMode && p.IgnoreUserConfig && p.BaseURL == "http://h/v1" && p.ConfigJSON == "{}")
+		{"ignore_user_config", `{"ignore_user_config":true,"model":"m","provider":"custom","base_url":"https://h/v1"}`, func(p Policy) string {
+			return expect(!p.SafeMode && p.IgnoreUserConfig && p.BaseURL == "https://h/v1" && p.ConfigJSON == "{}" &&
+				p.KeyEndpoint == KeyEndpointNone)
 		}},
 		{"skills rendered in order", `{"skills":["style","review","style"]}`, func(p Policy) string {
 			return expect(p.SkillsPrompt != nil && *p.SkillsPrompt == "## Skill: style\n\nUse gofmt.\n\n## Skill: review\n\nReview carefully.")

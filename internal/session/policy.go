@@ -23,6 +23,11 @@ type Defaults struct {
 	Model, Provider, BaseURL string
 	Providers                map[string]string // provider name → base_url
 
+	// AllowInsecureHTTP is model.allow_insecure_http: a session.create
+	// base_url may be plain http to a non-loopback host. It is the daemon's
+	// rule, so it applies under ignore_user_config too.
+	AllowInsecureHTTP bool
+
 	MaxTurns  int // 0 = unlimited
 	Reasoning string
 	Streaming bool

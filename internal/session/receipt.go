@@ -77,6 +77,10 @@ type Policy struct {
 	SkillsPrompt     *string         `json:"skills_prompt"`
 	Editor           json.RawMessage `json:"editor"` // acp only; null otherwise
 	CodingPosture    bool            `json:"coding_posture"`
+	// KeyEndpoint is the configured endpoint whose key the session may use
+	// (KeyEndpointModel, "provider:NAME") or "" for none (endpoint.go).
+	// Optional in stored receipts: older receipts lack it and get no key.
+	KeyEndpoint string `json:"key_endpoint,omitempty"`
 }
 
 // Required keys of each receipt object; null counts as missing.

@@ -39,6 +39,7 @@ func TestBuildReceiptGolden(t *testing.T) {
 			RequestJSON:   `{"cwd":"` + e.plain + `","model":"gpt-x","source":"gui","toolsets":[]}`,
 			TerminalJSON:  `{"TERMINAL_CWD":"` + e.plain + `"}`,
 			CredentialRef: &ref,
+			KeyEndpoint:   KeyEndpointModel,
 		},
 	}
 	if diff := cmp.Diff(want, l.Receipt); diff != "" {

@@ -84,8 +84,10 @@ func checkProvider(name string, known []string) error {
 }
 
 // checkBaseURL accepts http(s) URLs with a host and without userinfo, query
-// or fragment. The value is never echoed (it could carry credentials).
-func checkBaseURL(raw string) error {
+// or fragment; plain http only to a loopback host unless insecureOK
+// (model.allow_insecure_http). The value is never echoed (it could carry
+// credentials).
+func checkBaseURL(raw string, insecureOK bool) error {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
@@ -100,6 +102,9 @@ func checkBaseURL(raw string) error {
 		return invalid("base_url: must not contain a query")
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return invalid("base_url: must not contain a fragment")
+	case !insecureOK && InsecureHTTP(raw):
+		return invalid("base_url: http:// is allowed only for loopback hosts (127.0.0.0/8, ::1, localhost); " +
+			"use https, or set model.allow_insecure_http: true in config.yaml")
 	}
 	return nil
 }

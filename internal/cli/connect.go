@@ -3,8 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/url"
 	"os"
+	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
 	"github.com/hermes-gateway/hermes/internal/client"
@@ -46,15 +51,51 @@ func ensureGateway(ctx context.Context, home string, autostart bool) (control.Id
 	return id, nil
 }
 
-// internalEnv carries the dashboard's per-process internal credential into
-// the terminal panes it spawns (SPEC §4); nothing else sets it.
-const internalEnv = "HERMES_GATEWAY_INTERNAL"
+// internalFDEnv names the descriptor on which a terminal pane of the
+// dashboard hands its `hermes chat` the pane's internal credential (SPEC §4;
+// dashboard.InternalFDEnv). The variable holds a descriptor number, never
+// the credential: the environment of a process is readable from /proc by
+// any process of the same uid.
+const internalFDEnv = "HERMES_GATEWAY_INTERNAL_FD"
+
+// paneCredential reads the pane credential once per process; reconnects
+// re-present the same value.
+var paneCredential = sync.OnceValues(readPaneCredential)
+
+// readPaneCredential reads the credential from the descriptor internalFDEnv
+// names, up to end of file, and closes it. Once the credential is in this
+// process's memory, the process is made non-dumpable (keepSecret), so no
+// same-uid process can read it back from /proc/<pid>/mem. "" without the
+// variable.
+func readPaneCredential() (string, error) {
+	v := os.Getenv(internalFDEnv)
+	if v == "" {
+		return "", nil
+	}
+	_ = os.Unsetenv(internalFDEnv)
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 3 {
+		return "", fmt.Errorf("%s=%q is not an inherited descriptor", internalFDEnv, v)
+	}
+	f := os.NewFile(uintptr(fd), "pane-credential")
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 4<<10))
+	if err != nil {
+		return "", fmt.Errorf("read the pane credential from descriptor %d: %w", fd, err)
+	}
+	keepSecret()
+	return strings.TrimSpace(string(b)), nil
+}
 
 // credential is how this process authenticates its upgrade: a terminal pane
-// of the dashboard presents the internal credential it was handed; anything
-// else mints a single-use native ticket over the control socket.
+// of the dashboard presents the credential it was handed; anything else
+// mints a single-use native ticket over the control socket.
 func credential(ctx context.Context, home string, id control.Identity) (client.Options, error) {
-	if c := os.Getenv(internalEnv); c != "" {
+	c, err := paneCredential()
+	if err != nil {
+		return client.Options{}, failf(exitUnavailable, "%v", err)
+	}
+	if c != "" {
 		return client.Options{Query: url.Values{"internal": {c}}}, nil
 	}
 	var t control.TicketResult

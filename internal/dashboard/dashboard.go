@@ -48,7 +48,6 @@ type Dashboard struct {
 	port      string
 	public    *url.URL // nil unless gated
 	origins   []string // the exact Origin allow-list
-	internal  auth.Secret
 	sessions  *sessions
 	wsTickets *wsTickets
 	oidc      *oidcLogin // nil unless gated
@@ -64,9 +63,8 @@ func New(cfg Config) (*Dashboard, error) {
 	if err != nil || u.Port() == "" {
 		return nil, fmt.Errorf("dashboard: api origin %q has no port", cfg.APIOrigin)
 	}
-	secret, _ := auth.NewSecretToken()
 	d := &Dashboard{
-		cfg: cfg, log: cfg.Logger, port: u.Port(), internal: auth.NewSecret(secret),
+		cfg: cfg, log: cfg.Logger, port: u.Port(),
 		sessions:  newSessions(cfg.Now, cfg.IdleTimeout, cfg.MaxLifetime),
 		wsTickets: newWSTickets(cfg.Now, cfg.WSTicketTTL),
 		ptys:      newPTYs(),
@@ -128,10 +126,6 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	d.mux.ServeHTTP(w, r)
 }
-
-// InternalCredential is the per-process credential of the terminal pane's
-// children (HERMES_GATEWAY_INTERNAL). Secret: its String redacts.
-func (d *Dashboard) InternalCredential() auth.Secret { return d.internal }
 
 // Close ends every terminal pane (kills its process group) and waits for
 // their goroutines. The dashboard keeps serving HTTP; new panes are refused.

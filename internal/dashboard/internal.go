@@ -2,14 +2,26 @@ package dashboard
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
 	"github.com/hermes-gateway/hermes/internal/server"
 )
 
-// InternalEnv is the environment variable that carries the internal
-// credential to the terminal pane's child (and nowhere else).
-const InternalEnv = "HERMES_GATEWAY_INTERNAL"
+// The internal credential of a terminal pane reaches its `hermes chat`
+// child only through an inherited pipe: the daemon writes the credential
+// into the pipe and closes the write end before the child starts; the
+// child finds the read end at descriptor InternalFD (named, not carried, by
+// the environment variable InternalFDEnv), reads it once at start and
+// closes it. Never an environment variable (readable from
+// /proc/<pid>/environ by any same-uid process) nor a file.
+const (
+	InternalFDEnv = "HERMES_GATEWAY_INTERNAL_FD"
+	InternalFD    = 3 // cmd.ExtraFiles[0]
+)
+
+// internalFDValue is InternalFDEnv's value.
+var internalFDValue = strconv.Itoa(InternalFD)
 
 // AuthenticateWS checks a dashboard upgrade of /api/ws (server.Dashboard):
 //
@@ -17,9 +29,9 @@ const InternalEnv = "HERMES_GATEWAY_INTERNAL"
 //     use; the Origin must be allow-listed (403 otherwise, checked before
 //     the ticket is consumed) and the session it was minted for still
 //     open. Subject: that session's.
-//   - ?internal=<c>: the per-process internal credential, compared in
-//     constant time, from a loopback peer with no Origin or an allow-listed
-//     one. Subject: server-internal.
+//   - ?internal=<c>: the credential of a running terminal pane (see
+//     ptys.add), compared in constant time, from a loopback peer with no
+//     Origin or an allow-listed one. Subject: server-internal.
 //
 // Exactly one credential must be presented. Refusals are
 // *server.DashboardRefusal (401 bad credential, 403 bad Origin or peer).
@@ -58,7 +70,7 @@ func (d *Dashboard) authInternal(r *http.Request, cred string) (string, error) {
 	if !loopbackPeer(r.RemoteAddr) {
 		return "", refusal(http.StatusForbidden, "internal credential from a non-loopback peer")
 	}
-	if !d.internal.Equal(cred) {
+	if !d.ptys.authorized(cred) {
 		return "", refusal(http.StatusUnauthorized, "bad internal credential")
 	}
 	return auth.SubjectInternal, nil

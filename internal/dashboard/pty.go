@@ -16,6 +16,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/hermes-gateway/hermes/internal/auth"
 )
 
 // Terminal pane limits.
@@ -54,7 +56,7 @@ func (d *Dashboard) servePTY(w http.ResponseWriter, r *http.Request) {
 		d.refuseHTTP(w, r, http.StatusBadRequest, "bad resume id")
 		return
 	}
-	ctx, done, err := d.ptys.add(r.Context())
+	ctx, cred, done, err := d.ptys.add(r.Context())
 	if err != nil {
 		d.refuseHTTP(w, r, http.StatusServiceUnavailable, err.Error())
 		return
@@ -65,7 +67,7 @@ func (d *Dashboard) servePTY(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws.SetReadLimit(paneReadLimit)
-	p, err := d.startChat(resume, winsize(r))
+	p, err := d.startChat(resume, winsize(r), cred)
 	if err != nil {
 		d.log.Warn("terminal pane did not start", "err", err.Error())
 		_ = ws.Close(websocket.StatusInternalError, "could not start hermes chat")
@@ -83,8 +85,8 @@ func winsize(r *http.Request) *pty.Winsize {
 	return &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)}
 }
 
-// chatEnv is the child's whole environment: a minimal one plus the
-// internal credential — the only place that credential is handed out.
+// chatEnv is the child's whole environment: a minimal one plus the number
+// of the descriptor that holds the pane's credential (not the credential).
 func (d *Dashboard) chatEnv() []string {
 	path := os.Getenv("PATH")
 	if path == "" {
@@ -96,7 +98,7 @@ func (d *Dashboard) chatEnv() []string {
 	}
 	home, _ := os.UserHomeDir()
 	return []string{"PATH=" + path, "HOME=" + home, "TERM=xterm-256color", "LANG=" + lang,
-		InternalEnv + "=" + d.internal.Reveal()}
+		InternalFDEnv + "=" + internalFDValue}
 }
 
 // pane is one running terminal: the child and the PTY master.
@@ -105,14 +107,20 @@ type pane struct {
 	master *os.File // non-blocking (pollable), so Close interrupts a Read
 }
 
-func (d *Dashboard) startChat(resume string, size *pty.Winsize) (*pane, error) {
+func (d *Dashboard) startChat(resume string, size *pty.Winsize, cred auth.Secret) (*pane, error) {
 	args := []string{"--home", d.cfg.Home, "chat"}
 	if resume != "" {
 		args = append(args, "--resume", resume)
 	}
+	credPipe, err := credentialPipe(cred)
+	if err != nil {
+		return nil, err
+	}
+	defer credPipe.Close() // the child holds its own copy once started
 	cmd := exec.Command(d.cfg.Executable, args...)
 	cmd.Env = d.chatEnv()
 	cmd.Dir, _ = os.UserHomeDir()
+	cmd.ExtraFiles = []*os.File{credPipe} // InternalFD in the child
 	f, err := pty.StartWithAttrs(cmd, nil, &syscall.SysProcAttr{Setsid: true, Setctty: true})
 	if err != nil {
 		return nil, fmt.Errorf("start %s chat: %w", d.cfg.Executable, err)
@@ -126,6 +134,27 @@ func (d *Dashboard) startChat(resume string, size *pty.Winsize) (*pane, error) {
 	p := &pane{cmd: cmd, master: master}
 	p.resize(size.Cols, size.Rows)
 	return p, nil
+}
+
+// credentialPipe returns the read end of a pipe that holds cred and then
+// end of file: the write end is written and closed before the child starts
+// (a credential is far below the pipe's buffer, so the write cannot block).
+// Both ends are close-on-exec here; ExtraFiles re-opens the read end in the
+// child only.
+func credentialPipe(cred auth.Secret) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("terminal pane credential pipe: %w", err)
+	}
+	_, werr := w.WriteString(cred.Reveal())
+	if cerr := w.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		_ = r.Close()
+		return nil, fmt.Errorf("write terminal pane credential: %w", werr)
+	}
+	return r, nil
 }
 
 // pollable re-opens the PTY master in non-blocking mode: creack/pty hands
@@ -220,47 +249,83 @@ func (p *pane) copyIn(ctx context.Context, ws *websocket.Conn) {
 	}
 }
 
-// ptys tracks the running panes so Close can end and join them.
+// ptys tracks the running panes so Close can end and join them, and holds
+// each pane's internal credential.
+//
+// A credential belongs to one pane: minted by add, accepted by authorized
+// while the pane runs, and revoked when its handler returns, so a
+// credential read out of a pane (or out of a finished one) is worth nothing
+// once that pane is gone, and no process-wide credential exists. It is not
+// single-use: the pane's `hermes chat` re-presents it on every reconnect
+// (its TUI redials after a dropped connection, internal/cli/chat_tui.go),
+// and making it one-time would need a refresh exchange on the wire for
+// little gain, since only the child ever holds it (read from an inherited
+// pipe, never the environment; see InternalFDEnv).
 type ptys struct {
-	mu      sync.Mutex
-	closed  bool                        // guarded by mu
-	cancels map[*int]context.CancelFunc // guarded by mu
-	wg      sync.WaitGroup              // one per running pane handler
+	mu     sync.Mutex
+	closed bool               // guarded by mu
+	panes  map[*int]paneEntry // guarded by mu; one per running pane handler
+	wg     sync.WaitGroup     // one per running pane handler
 }
 
-func newPTYs() *ptys { return &ptys{cancels: map[*int]context.CancelFunc{}} }
+// paneEntry is one running pane's cancel and credential.
+type paneEntry struct {
+	cancel context.CancelFunc
+	cred   auth.Secret
+}
+
+func newPTYs() *ptys { return &ptys{panes: map[*int]paneEntry{}} }
 
 var errTooManyPanes = errors.New("too many terminal panes open")
 
-// add registers a pane; done must be called when its handler returns.
-func (p *ptys) add(parent context.Context) (context.Context, func(), error) {
+// add registers a pane and mints its credential; done must be called when
+// its handler returns (it revokes the credential).
+func (p *ptys) add(parent context.Context) (context.Context, auth.Secret, func(), error) {
+	tok, err := auth.NewSecretToken()
+	if err != nil {
+		return nil, auth.Secret{}, nil, err
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return nil, nil, errClosed
+		return nil, auth.Secret{}, nil, errClosed
 	}
-	if len(p.cancels) >= maxPanes {
-		return nil, nil, errTooManyPanes
+	if len(p.panes) >= maxPanes {
+		return nil, auth.Secret{}, nil, errTooManyPanes
 	}
 	ctx, cancel := context.WithCancel(parent)
 	key := new(int)
-	p.cancels[key] = cancel
+	p.panes[key] = paneEntry{cancel: cancel, cred: auth.NewSecret(tok)}
 	p.wg.Add(1)
-	return ctx, func() {
+	return ctx, auth.NewSecret(tok), func() {
 		cancel()
 		p.mu.Lock()
-		delete(p.cancels, key)
+		delete(p.panes, key)
 		p.mu.Unlock()
 		p.wg.Done()
 	}, nil
+}
+
+// authorized reports whether cred is the credential of a running pane. It
+// compares against every pane (at most maxPanes) in constant time each.
+func (p *ptys) authorized(cred string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ok := false
+	for _, e := range p.panes {
+		if e.cred.Equal(cred) {
+			ok = true
+		}
+	}
+	return ok
 }
 
 // close cancels every pane and waits for their handlers.
 func (p *ptys) close() {
 	p.mu.Lock()
 	p.closed = true
-	for _, c := range p.cancels {
-		c()
+	for _, e := range p.panes {
+		e.cancel()
 	}
 	p.mu.Unlock()
 	p.wg.Wait()

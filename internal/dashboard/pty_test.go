@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,11 +13,14 @@ import (
 	"github.com/coder/websocket"
 )
 
-// fakeChat stands in for `hermes`: it prints its argv and environment,
-// then echoes one line of input.
+// fakeChat stands in for `hermes`: it prints its argv, its environment and
+// the credential it reads from the inherited descriptor, then echoes one
+// line of input.
 const fakeChat = `#!/bin/sh
 echo "ARGS $*"
 env | sort | sed 's/^/ENV /'
+echo "CRED $(cat <&3)."
+exec 3<&-
 echo READY
 read line
 echo "GOT $line"
@@ -44,15 +48,25 @@ func TestTerminalPane(t *testing.T) {
 	if !strings.Contains(out, "ARGS --home "+h.dash.cfg.Home+" chat --resume local-abc") {
 		t.Errorf("argv: %s", out)
 	}
-	if !strings.Contains(out, "ENV "+InternalEnv+"="+h.dash.InternalCredential().Reveal()) {
-		t.Errorf("internal credential not in the child's environment")
+	if !strings.Contains(out, "ENV "+InternalFDEnv+"=3\n") {
+		t.Errorf("the child's environment does not name the credential descriptor")
 	}
+	cred := paneCred(t, out)
 	for _, line := range strings.Split(out, "\n") {
-		k, _, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "ENV "), "=")
+		k, v, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "ENV "), "=")
 		if strings.HasPrefix(line, "ENV ") && ok && !allowedChildEnv[k] {
 			t.Errorf("unexpected variable in the child's environment: %s", k)
 		}
+		if strings.HasPrefix(line, "ENV ") && strings.Contains(v, cred) {
+			t.Errorf("the pane credential is in the child's environment (%s)", k)
+		}
 	}
+	// The credential authenticates while its pane runs.
+	cl, err := h.dial(url.Values{"internal": {cred}}, "")
+	if err != nil {
+		t.Fatalf("pane credential refused while the pane runs: %v", err)
+	}
+	cl.Close()
 	if err := ws.Write(ctx, websocket.MessageText, []byte(`{"type":"resize","cols":120,"rows":40}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +83,26 @@ func TestTerminalPane(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("Close did not join the terminal pane")
 	}
+	// Its pane gone, the credential is revoked.
+	if _, err := h.dial(url.Values{"internal": {cred}}, ""); dialStatus(err) != http.StatusUnauthorized {
+		t.Errorf("credential of an ended pane: %v, want 401", err)
+	}
+}
+
+// paneCred is the credential fakeChat read from its descriptor.
+func paneCred(t *testing.T, out string) string {
+	t.Helper()
+	_, rest, _ := strings.Cut(out, "CRED ")
+	cred, _, _ := strings.Cut(rest, ".\n")
+	if len(cred) < 43 {
+		t.Fatalf("the child read no credential from descriptor %d: %q", InternalFD, cred)
+	}
+	return cred
 }
 
 // allowedChildEnv is the pane child's environment (sh adds PWD, SHLVL, _).
 var allowedChildEnv = map[string]bool{"PATH": true, "HOME": true, "TERM": true, "LANG": true,
-	InternalEnv: true, "PWD": true, "SHLVL": true, "_": true, "OLDPWD": true}
+	InternalFDEnv: true, "PWD": true, "SHLVL": true, "_": true, "OLDPWD": true}
 
 func readUntil(ctx context.Context, t *testing.T, ws *websocket.Conn, want string) string {
 	t.Helper()

@@ -1,63 +1,67 @@
 package tools
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
-// secretWords mark a variable name that may carry a credential, wherever
-// they appear in the (upper-cased) name.
-var secretWords = []string{
-	"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "COOKIE", "CREDENTIAL",
-	"SESSION", "TICKET", "AUTH", "PRIVATE", "DATABASE_URL", "DSN",
-}
+// ToolProcessMarker is added to every tool environment after the
+// allow-list: the control socket refuses tickets to processes that carry
+// it, and the next daemon recognises orphaned tool groups by it. It equals
+// control.ToolProcessEnv (tools must not import control).
+const ToolProcessMarker = "HERMES_TOOL_PROCESS=1"
 
-// secretPrefixes mark whole families of variables that belong to the gateway
-// or to model and cloud providers.
-var secretPrefixes = []string{
-	"HERMES_", "OPENAI_", "ANTHROPIC_", "OPENROUTER_", "AZURE_", "AWS_",
-	"GOOGLE_", "GEMINI_", "MISTRAL_", "GROQ_", "DEEPSEEK_", "XAI_",
-	"COHERE_", "TOGETHER_", "HF_", "HUGGINGFACE_", "GITHUB_", "GH_",
-	"GITLAB_", "NPM_", "DOCKER_", "SSH_", "GPG_", "VAULT_", "OLLAMA_",
-}
+// allowedNames are the variables every tool process gets (issue 9 item 4):
+// what programs need to find themselves, their user and their locale.
+// Everything else stays in the daemon unless terminal.env_passthrough
+// names it; a deny-list cannot know the name of every secret.
+var allowedNames = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TZ", "TMPDIR"}
 
-// keepNames are kept even though a secret word occurs in them (AUTHOR).
-var keepNames = map[string]bool{
-	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "LANG": true,
-	"TERM": true, "SHELL": true, "TMPDIR": true, "TZ": true, "PWD": true,
-	"GIT_AUTHOR_NAME": true, "GIT_AUTHOR_EMAIL": true, "GIT_AUTHOR_DATE": true,
-}
+// allowedPrefixes are families of harmless variables (the locale).
+var allowedPrefixes = []string{"LC_"}
 
-// ScrubbedEnv returns environ ("NAME=value" entries) without every variable
-// that can carry a gateway or provider credential: names containing one of
-// secretWords, names starting with one of secretPrefixes, and malformed
-// entries. Ordinary variables (PATH, HOME, LANG, LC_*, TERM …) are kept in
-// their order. The tool process additionally gets HERMES_TOOL_PROCESS=1 from
-// the terminal tool, after scrubbing.
-func ScrubbedEnv(environ []string) []string {
-	out := make([]string, 0, len(environ))
+// ToolEnviron returns the environment of a tool process: the entries of
+// environ ("NAME=value") whose name is on the allow-list or matched by
+// passthrough (terminal.env_passthrough: exact names, or prefixes ending
+// in '*'), in environ's order. HERMES_* never passes; malformed entries
+// are dropped. The caller
+// adds ToolProcessMarker.
+//
+// TODO(sandbox): delegate to sandbox.Environ once the sandbox package has
+// it, so every launcher user (hooks, MCP servers) shares one list.
+func ToolEnviron(environ, passthrough []string) []string {
+	out := make([]string, 0, len(allowedNames)+len(passthrough))
 	for _, kv := range environ {
 		name, _, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || secretName(name) {
-			continue
+		if ok && name != "" && allowedName(name, passthrough) {
+			out = append(out, kv)
 		}
-		out = append(out, kv)
 	}
 	return out
 }
 
-// secretName reports whether a variable called name must not reach a tool.
-func secretName(name string) bool {
-	up := strings.ToUpper(name)
-	if keepNames[up] {
+// gatewayPrefix names the gateway's own variables (the internal credential,
+// the home): never passed, not even through terminal.env_passthrough.
+const gatewayPrefix = "HERMES_"
+
+func allowedName(name string, passthrough []string) bool {
+	if strings.HasPrefix(strings.ToUpper(name), gatewayPrefix) {
 		return false
 	}
-	for _, p := range secretPrefixes {
-		if strings.HasPrefix(up, p) {
+	if slices.Contains(allowedNames, name) || hasAnyPrefix(name, allowedPrefixes) {
+		return true
+	}
+	for _, p := range passthrough {
+		if prefix, ok := strings.CutSuffix(p, "*"); ok && prefix != "" && strings.HasPrefix(name, prefix) {
 			return true
 		}
-	}
-	for _, w := range secretWords {
-		if strings.Contains(up, w) {
+		if p == name {
 			return true
 		}
 	}
 	return false
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) })
 }

@@ -6,8 +6,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestScrubbedEnv(t *testing.T) {
+func TestToolEnviron(t *testing.T) {
 	t.Parallel()
+	passthrough := []string{"GOPATH", "MY_APP_*", "HERMES_*", "*"}
 	tests := []struct {
 		kv   string
 		keep bool
@@ -15,39 +16,27 @@ func TestScrubbedEnv(t *testing.T) {
 		{"PATH=/usr/bin:/bin", true},
 		{"HOME=/home/u", true},
 		{"USER=u", true},
+		{"LOGNAME=u", true},
+		{"SHELL=/bin/bash", true},
 		{"LANG=C.UTF-8", true},
 		{"LC_ALL=C", true},
+		{"LC_CTYPE=C", true},
 		{"TERM=xterm", true},
-		{"SHELL=/bin/bash", true},
-		{"TMPDIR=/tmp", true},
 		{"TZ=UTC", true},
-		{"GOPATH=/go", true},
-		{"EDITOR=vim", true},
-		{"GIT_AUTHOR_NAME=u", true},
+		{"TMPDIR=/tmp", true},
+		{"GOPATH=/go", true},               // passthrough by name
+		{"MY_APP_COLOR=1", true},           // passthrough by prefix
+		{"GOPATHX=/go", false},             // a name is exact
+		{"MY_APPX=1", false},               // a prefix is a prefix
+		{"EDITOR=vim", false},              // harmless, but not on the list
+		{"SLACK_WEBHOOK=https://h", false}, // the secret a deny-list misses
 		{"OPENAI_API_KEY=sk-1", false},
-		{"OPENAI_BASE_URL=http://x", false},
-		{"ANTHROPIC_API_KEY=x", false},
-		{"OPENROUTER_API_KEY=x", false},
-		{"HERMES_GATEWAY_INTERNAL=c", false},
-		{"HERMES_HOME=/h", false},
-		{"HERMES_API_KEY=x", false},
-		{"hermes_lower=x", false},
-		{"AWS_ACCESS_KEY_ID=x", false},
-		{"AWS_REGION=eu", false},
-		{"GITHUB_TOKEN=x", false},
-		{"GH_TOKEN=x", false},
-		{"MY_SERVICE_TOKEN=x", false},
-		{"db_password=x", false},
-		{"PGPASSWORD=x", false},
-		{"SMTP_PASSWD=x", false},
-		{"CLIENT_SECRET=x", false},
-		{"SESSION_COOKIE=x", false},
-		{"KRB5_TICKET=x", false},
-		{"HTTP_AUTH=x", false},
-		{"GOOGLE_APPLICATION_CREDENTIALS=/x", false},
-		{"api_key=x", false},
-		{"DATABASE_URL=postgres://u:p@h/db", false},
+		{"AWS_SECRET_ACCESS_KEY=x", false},
 		{"SSH_AUTH_SOCK=/tmp/agent", false},
+		{"HERMES_GATEWAY_INTERNAL=c", false}, // not even through HERMES_*
+		{"HERMES_HOME=/h", false},
+		{"hermes_lower=x", false},
+		{"path=/x", false}, // names are case-sensitive
 		{"malformed", false},
 		{"=nameless", false},
 	}
@@ -58,7 +47,7 @@ func TestScrubbedEnv(t *testing.T) {
 			want = append(want, tt.kv)
 		}
 	}
-	if diff := cmp.Diff(want, ScrubbedEnv(in)); diff != "" {
-		t.Fatalf("ScrubbedEnv (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, ToolEnviron(in, passthrough)); diff != "" {
+		t.Fatalf("ToolEnviron (-want +got):\n%s", diff)
 	}
 }

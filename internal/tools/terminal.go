@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/hermes-gateway/hermes/internal/faults"
+	"github.com/hermes-gateway/hermes/internal/sandbox"
 )
 
 const (
@@ -26,13 +28,19 @@ const (
 type terminalTool struct{}
 
 func (terminalTool) Spec() Spec {
-	return spec("terminal", "Run a shell command with bash -c in the session directory. "+
+	return spec("terminal", "Run a shell command with bash -c in the session directory, inside a sandbox: "+
+		"the command may read most files but write only the session directory, its private /tmp and the "+
+		"configured writable roots; credentials and the gateway's own files are hidden. "+
 		"Output is stdout and stderr combined, truncated past a limit. Dangerous commands "+
-		"ask the user first; some commands are never run.", `{
+		"ask the user first; some commands are never run. If a command genuinely needs to write outside "+
+		"the sandbox (it failed with permission denied or a read-only file system), call terminal again with "+
+		`"escalate": true and a "justification" saying why: the user is asked every time and may refuse.`, `{
   "type": "object",
   "properties": {
     "command": {"type": "string", "minLength": 1, "description": "The bash command line to run."},
-    "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 7200, "description": "Seconds before the command and its children are killed (default 180)."}
+    "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 7200, "description": "Seconds before the command and its children are killed (default 180)."},
+    "escalate": {"type": "boolean", "description": "Ask the user to run this command outside the sandbox (only after it failed inside). Needs justification."},
+    "justification": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "With escalate: why the command must run outside the sandbox, shown to the user."}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -40,8 +48,10 @@ func (terminalTool) Spec() Spec {
 }
 
 type terminalArgs struct {
-	Command string   `json:"command"`
-	Timeout *float64 `json:"timeout"`
+	Command       string   `json:"command"`
+	Timeout       *float64 `json:"timeout"`
+	Escalate      bool     `json:"escalate"`
+	Justification string   `json:"justification"`
 }
 
 func (terminalTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
@@ -49,8 +59,8 @@ func (terminalTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 	if err := decodeArgs(raw, &a); err != nil {
 		return failf("%v", err), nil
 	}
-	if a.Command == "" {
-		return failf("invalid arguments: command is empty"), nil
+	if err := a.check(); err != nil {
+		return failf("invalid arguments: %v", err), nil
 	}
 	timeout, err := a.timeout(env)
 	if err != nil {
@@ -59,7 +69,26 @@ func (terminalTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 	if res, ok, err := consent(ctx, env, a.Command); !ok || err != nil {
 		return res, err
 	}
-	return runCommand(ctx, env, a.Command, timeout)
+	outside := false
+	if a.Escalate {
+		if res, ok, err := escalate(ctx, env, a); !ok || err != nil {
+			return res, err
+		}
+		outside = true
+	}
+	return runCommand(ctx, env, a.Command, timeout, outside)
+}
+
+func (a terminalArgs) check() error {
+	switch {
+	case a.Command == "":
+		return errors.New("command is empty")
+	case a.Escalate && strings.TrimSpace(a.Justification) == "":
+		return errors.New("escalate needs a justification")
+	case !a.Escalate && a.Justification != "":
+		return errors.New("justification is only for escalate: true")
+	}
+	return nil
 }
 
 func (a terminalArgs) timeout(env *Env) (time.Duration, error) {
@@ -103,23 +132,51 @@ func ask(ctx context.Context, env *Env, req ApprovalRequest) (Result, bool, erro
 	return failf("denied by the user: %q was not run (it %s).", req.Command, req.Description), false, nil
 }
 
-// runCommand runs command in its own process group and kills the group
-// when ctx ends or the timeout passes.
-func runCommand(ctx context.Context, env *Env, command string, timeout time.Duration) (Result, error) {
+// escalate asks the human to run a command outside the sandbox: a
+// mandatory request (once or deny, asked even under yolo), never
+// remembered. Where no sandbox is in force there is nothing to leave, so
+// nobody is asked.
+func escalate(ctx context.Context, env *Env, a terminalArgs) (Result, bool, error) {
+	if !sandboxed(env) {
+		return Result{}, true, nil
+	}
+	req := ApprovalRequest{
+		Kind: KindEscalation, Mandatory: true, Command: a.Command,
+		Description: "run outside the sandbox: " + a.Justification,
+	}
+	if env.Approver != nil {
+		allowed, err := env.Approver.Approve(ctx, req)
+		if err != nil {
+			return Result{}, false, fmt.Errorf("approve escalation: %w", err)
+		}
+		if allowed {
+			return Result{}, true, nil
+		}
+	}
+	return failf("denied by the user: %q was not run outside the sandbox; it was not run at all.", a.Command), false, nil
+}
+
+// sandboxed reports whether commands of env run inside a sandbox.
+func sandboxed(env *Env) bool {
+	return env.Sandbox != nil && env.Sandbox.Status().Mode != sandbox.ModeOff
+}
+
+// runCommand runs command (outside the sandbox when outside is set: an
+// approved escalation) in its own process group and kills the group when
+// ctx ends or the timeout passes.
+func runCommand(ctx context.Context, env *Env, command string, timeout time.Duration, outside bool) (Result, error) {
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	cmd, err := toolCommand(tctx, env, outside, "bash", "-c", command)
+	if err != nil {
+		return failf("not run: the sandbox could not be built (sandbox.mode %s): %v", env.Sandbox.Status().Mode, err), nil
+	}
 	out := newCappedBuffer(outputCap(env))
-	cmd := exec.CommandContext(tctx, "bash", "-c", command)
-	cmd.Dir = env.Cwd
-	cmd.Env = append(ScrubbedEnv(os.Environ()), "HERMES_TOOL_PROCESS=1")
 	cmd.Stdout, cmd.Stderr = out, out // one pipe: output stays in order
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	cmd.WaitDelay = pipeGrace
 	if err := cmd.Start(); err != nil {
 		return failf("cannot start bash: %v", err), nil
 	}
-	pid := cmd.Process.Pid
+	pid := cmd.Process.Pid // the sandbox helper's: its death ends the sandbox
 	started(env, pid)
 	faults.Hit(faults.ToolAfterStart)
 	waitErr := cmd.Wait()
@@ -129,6 +186,34 @@ func runCommand(ctx context.Context, env *Env, command string, timeout time.Dura
 		return Result{}, fmt.Errorf("terminal interrupted: %w", context.Cause(ctx))
 	}
 	return commandResult(out.String(), waitErr, tctx.Err() != nil, timeout), nil
+}
+
+// toolCommand builds argv's command under the session's sandbox policy,
+// with the allow-listed environment and the tool marker, leading its own
+// process group (killed whole on cancel) and killed with the gateway. A
+// nil Sandbox or an approved escalation runs it bare; a sandbox that
+// cannot be built is an error, never a bare run.
+func toolCommand(ctx context.Context, env *Env, outside bool, argv ...string) (*exec.Cmd, error) {
+	environ := append(ToolEnviron(os.Environ(), env.EnvPassthrough), ToolProcessMarker)
+	var cmd *exec.Cmd
+	if env.Sandbox == nil || outside {
+		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env = env.Cwd, environ
+	} else {
+		p := env.SandboxPolicy
+		p.Cwd = env.Cwd
+		var err error
+		if cmd, err = env.Sandbox.Command(ctx, p, environ, argv...); err != nil {
+			return nil, err
+		}
+	}
+	if cmd.SysProcAttr == nil { // keep what the launcher set (namespaces)
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pdeathsig = true, syscall.SIGKILL
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.WaitDelay = pipeGrace
+	return cmd, nil
 }
 
 // killGroup SIGKILLs the process group led by pid.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hermes-gateway/hermes/internal/sandbox"
 )
 
 func TestTerminal(t *testing.T) {
@@ -29,38 +31,73 @@ func TestTerminal(t *testing.T) {
 		{"bad timeout", map[string]any{"command": "true", "timeout": -1}, 0, "invalid arguments", true},
 		{"empty", map[string]any{"command": ""}, 0, "command is empty", true},
 		{"unknown field", `{"command":"true","cmd":"x"}`, 0, "unknown field", true},
+		{"escalate without reason", map[string]any{"command": "true", "escalate": true}, 0, "needs a justification", true},
+		{"reason without escalate", map[string]any{"command": "true", "justification": "x"}, 0, "only for escalate", true},
 		{"hardline", map[string]any{"command": "mkfs.ext4 /dev/hermes-test-none"}, 0, "blocked", true},
 		{"dangerous, no approver", map[string]any{"command": "git reset --hard"}, 0, "denied by the user", true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			cwd := t.TempDir()
-			res := run(t, &Env{Cwd: cwd, OutputCap: tt.cap}, "terminal", tt.args)
-			want := strings.ReplaceAll(tt.want, "<cwd>", cwd)
-			if !strings.Contains(res.Output, want) || res.IsError != tt.wantErr {
-				t.Fatalf("got %+v, want output containing %q, IsError %v", res, want, tt.wantErr)
-			}
-			if tt.cap > 0 && len(res.Output) > tt.cap+100 {
-				t.Fatalf("output of %d bytes exceeds the cap %d", len(res.Output), tt.cap)
-			}
-		})
+	for _, box := range launchers(t) {
+		for _, tt := range tests {
+			t.Run(box.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				cwd := t.TempDir()
+				res := run(t, &Env{Cwd: cwd, OutputCap: tt.cap, Sandbox: box.l}, "terminal", tt.args)
+				want := strings.ReplaceAll(tt.want, "<cwd>", cwd)
+				if !strings.Contains(res.Output, want) || res.IsError != tt.wantErr {
+					t.Fatalf("got %+v, want output containing %q, IsError %v", res, want, tt.wantErr)
+				}
+				if tt.cap > 0 && len(res.Output) > tt.cap+100 {
+					t.Fatalf("output of %d bytes exceeds the cap %d", len(res.Output), tt.cap)
+				}
+			})
+		}
 	}
 }
 
-// TestTerminalScrubsEnvironment is not parallel: it sets process env vars.
-func TestTerminalScrubsEnvironment(t *testing.T) {
+type namedLauncher struct {
+	name string
+	l    *sandbox.Launcher // nil = bare
+}
+
+// launchers are the ways the terminal tests run commands: bare (no
+// launcher) and through a real auto-mode launcher re-executing this test
+// binary (TestMain serves the helper).
+func launchers(t *testing.T) []namedLauncher {
+	return []namedLauncher{{"bare", nil}, {"sandboxed", newLauncher(t, sandbox.ModeAuto)}}
+}
+
+func newLauncher(t *testing.T, mode sandbox.Mode) *sandbox.Launcher {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sandbox.New(exe, mode)
+}
+
+// TestTerminalEnvironmentAllowList is not parallel: it sets process env
+// vars. Only the allow-list and terminal.env_passthrough reach a tool.
+func TestTerminalEnvironmentAllowList(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-leak")
 	t.Setenv("HERMES_GATEWAY_INTERNAL", "internal-leak")
-	t.Setenv("HERMES_TEST_ORDINARY_PATHLIKE", "x") // HERMES_* goes too
-	res := run(t, &Env{Cwd: t.TempDir()}, "terminal", map[string]any{"command": "env"})
-	for _, leak := range []string{"sk-leak", "internal-leak", "HERMES_TEST_ORDINARY"} {
-		if strings.Contains(res.Output, leak) {
-			t.Errorf("tool environment contains %q", leak)
+	t.Setenv("SLACK_WEBHOOK_URL", "https://hooks.example/leak") // no secret word in the name
+	t.Setenv("HERMES_TEST_PASSTHROUGH", "passed")
+	for _, box := range launchers(t) {
+		env := &Env{Cwd: t.TempDir(), Sandbox: box.l, EnvPassthrough: []string{"HERMES_TEST_*", "SLACK_NOT_THIS"}}
+		res := run(t, env, "terminal", map[string]any{"command": "env"})
+		for _, leak := range []string{"sk-leak", "internal-leak", "hooks.example", "passed"} {
+			if strings.Contains(res.Output, leak) {
+				t.Errorf("%s: tool environment contains %q", box.name, leak)
+			}
+		}
+		if !strings.Contains(res.Output, "PATH=") || !strings.Contains(res.Output, "HERMES_TOOL_PROCESS=1") {
+			t.Errorf("%s: tool environment lacks PATH or HERMES_TOOL_PROCESS:\n%s", box.name, res.Output)
 		}
 	}
-	if !strings.Contains(res.Output, "PATH=") || !strings.Contains(res.Output, "HERMES_TOOL_PROCESS=1") {
-		t.Errorf("tool environment lacks PATH or HERMES_TOOL_PROCESS:\n%s", res.Output)
+	t.Setenv("MY_TOOL_SETTING", "through")
+	res := run(t, &Env{Cwd: t.TempDir(), EnvPassthrough: []string{"MY_TOOL_*"}}, "terminal", map[string]any{"command": "env"})
+	if !strings.Contains(res.Output, "MY_TOOL_SETTING=through") {
+		t.Errorf("terminal.env_passthrough MY_TOOL_* did not pass MY_TOOL_SETTING:\n%s", res.Output)
 	}
 }
 

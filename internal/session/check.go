@@ -84,6 +84,9 @@ func checkPolicy(r Receipt, _ string) error {
 	case p.CredentialRef != nil && *p.CredentialRef == "":
 		return storageErr("receipt: policy.credential_ref is empty")
 	}
+	if err := checkSandbox(p.Sandbox); err != nil {
+		return err
+	}
 	return checkPolicyToolsets(p)
 }
 

@@ -19,8 +19,10 @@
 // reasoning, streaming, the effective toolsets (sorted) and whether the
 // coding posture applied, the config snapshot (config_json), the frozen
 // request (request_json), the terminal scope (terminal_json, TERMINAL_CWD =
-// cwd), the launch flags, title/hidden, the rendered skills and the acp
-// editor. Nothing that happens later — attach, resume, config edits —
+// cwd), the launch flags, title/hidden, the rendered skills, the acp
+// editor and the sandbox settings (mode, network, writable roots, hidden
+// paths; absent in older receipts, which follow the profile's current
+// settings). Nothing that happens later — attach, resume, config edits —
 // changes a receipt's policy; only Advance rewrites entry.session_id,
 // entry.updated_at and lineage.
 //

@@ -37,6 +37,9 @@ type Defaults struct {
 
 	SkillsDir      string         // $HERMES_HOME/skills
 	ConfigSnapshot map[string]any // effective config, secrets nulled; frozen as config_json
+	// Sandbox is sandbox.* to freeze into the policy; nil freezes nothing
+	// (the session follows the profile's current settings).
+	Sandbox *SandboxPolicy
 
 	// CodeDefaults replaces this Defaults (except ProfileID and HomeDir) under
 	// safe_mode/ignore_user_config: code defaults only, no user config at

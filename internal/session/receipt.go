@@ -81,6 +81,10 @@ type Policy struct {
 	// (KeyEndpointModel, "provider:NAME") or "" for none (endpoint.go).
 	// Optional in stored receipts: older receipts lack it and get no key.
 	KeyEndpoint string `json:"key_endpoint,omitempty"`
+	// Sandbox is the frozen sandbox.* settings; nil (receipts older than
+	// the sandbox, or a caller that gave none) means the profile's current
+	// settings.
+	Sandbox *SandboxPolicy `json:"sandbox,omitempty"`
 }
 
 // Required keys of each receipt object; null counts as missing.

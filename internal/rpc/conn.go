@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
@@ -26,16 +27,20 @@ type Options struct {
 	OnNotify    NotifyFunc   // nil drops incoming notifications
 	Logger      *slog.Logger // nil discards; receives internal error text
 	MaxInflight int          // queued requests before "overloaded"; 0 = DefaultMaxInflight
+	// WriteTimeout bounds one frame write; a write still blocked after it
+	// (a peer that stopped reading) closes the connection. 0 = no bound.
+	WriteTimeout time.Duration
 }
 
 // Conn is one JSON-RPC connection over a Stream. See the package doc for the
 // concurrency model.
 type Conn struct {
-	stream      Stream
-	mux         *Mux
-	onNotify    NotifyFunc
-	log         *slog.Logger
-	maxInflight int
+	stream       Stream
+	mux          *Mux
+	onNotify     NotifyFunc
+	log          *slog.Logger
+	maxInflight  int
+	writeTimeout time.Duration // 0: writes wait as long as their context
 
 	// writeSem holds the right to write one frame (capacity 1).
 	writeSem chan struct{}
@@ -54,14 +59,15 @@ type Conn struct {
 // used as soon as NewConn returns (Call completes only while Run reads).
 func NewConn(s Stream, opts Options) *Conn {
 	c := &Conn{
-		stream:      s,
-		mux:         opts.Mux,
-		onNotify:    opts.OnNotify,
-		log:         opts.Logger,
-		maxInflight: opts.MaxInflight,
-		writeSem:    make(chan struct{}, 1),
-		done:        make(chan struct{}),
-		pending:     make(map[string]chan inbound),
+		stream:       s,
+		mux:          opts.Mux,
+		onNotify:     opts.OnNotify,
+		log:          opts.Logger,
+		maxInflight:  opts.MaxInflight,
+		writeTimeout: opts.WriteTimeout,
+		writeSem:     make(chan struct{}, 1),
+		done:         make(chan struct{}),
+		pending:      make(map[string]chan inbound),
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -237,7 +243,10 @@ func (c *Conn) writeReply(ctx context.Context, resp response) {
 	}
 }
 
-// write writes data as one frame while holding writeSem.
+// write writes data as one frame while holding writeSem. A write that
+// outlasts writeTimeout closes the connection: the frame may be half sent,
+// and a peer that does not read must not hold a writer (the event pump, a
+// reply) forever.
 func (c *Conn) write(ctx context.Context, data []byte) error {
 	if c.isDone() {
 		return ErrClosed
@@ -250,8 +259,23 @@ func (c *Conn) write(ctx context.Context, data []byte) error {
 		return ctx.Err()
 	}
 	defer func() { <-c.writeSem }()
-	return c.stream.Write(ctx, data)
+	if c.writeTimeout <= 0 {
+		return c.stream.Write(ctx, data)
+	}
+	wctx, cancel := context.WithTimeoutCause(ctx, c.writeTimeout, errWriteTimeout)
+	defer cancel()
+	err := c.stream.Write(wctx, data)
+	if err != nil && errors.Is(context.Cause(wctx), errWriteTimeout) {
+		c.log.Info("rpc: write blocked longer than the write timeout; closing", "timeout", c.writeTimeout)
+		_ = c.Close()
+		return errWriteTimeout
+	}
+	return err
 }
+
+// errWriteTimeout is what a write that outlasted Options.WriteTimeout
+// returns; the connection is closed by then.
+var errWriteTimeout = errors.New("rpc: write timed out; connection closed")
 
 // Notify sends a notification. It is safe for concurrent use with replies,
 // other Notifies and Calls, and waits only for a frame already being written.

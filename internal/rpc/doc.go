@@ -9,9 +9,10 @@
 // exactly one of "result" or "error". A frame that is not JSON is answered
 // -32700 with id null; valid JSON that is not a request object (an array or
 // batch, a wrong "jsonrpc", a missing or non-string "method", an id that is
-// not a string, number or null) is answered -32600; "params" that are present
-// and neither an object nor null are invalid_params (4001), as in reference
-// §2.2. Notifications that arrive at a Conn without an OnNotify are dropped.
+// not a string, number or null, an envelope member named twice or in another
+// case such as {"id":1,"id":2} or "ID", refused like a duplicate key in
+// params) is answered -32600; "params" that are present and neither an
+// object nor null are invalid_params (4001), as in reference §2.2. Notifications that arrive at a Conn without an OnNotify are dropped.
 //
 // # Errors
 //
@@ -42,6 +43,11 @@
 // OnNotify runs on it in arrival order and must not block (in particular it
 // must not Call on the same Conn synchronously). A Call only completes while
 // Run is reading.
+//
+// Options.WriteTimeout bounds each frame write: a peer that stops reading
+// makes the blocked write fail and the connection close, so no writer waits
+// on it for longer. Over a WebSocket, a text frame that is not UTF-8 closes
+// the connection with status 1007.
 //
 // Run returns after the serve goroutine has exited; on return the stream is
 // closed, pending Calls fail with ErrClosed and handler contexts are

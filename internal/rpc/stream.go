@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 )
@@ -24,20 +25,31 @@ type Stream interface {
 // makes websocket close the connection with status 1009 and Read return an
 // error wrapping websocket.ErrMessageTooBig, which Conn.Run returns.
 //
+// A text frame that is not valid UTF-8 (RFC 6455 §8.1) closes the connection
+// with status 1007 and Read returns ErrInvalidUTF8.
+//
 // Note that coder/websocket closes the connection when the context of a Read
 // or Write is cancelled.
 func WebSocketStream(c *websocket.Conn) Stream { return wsStream{c} }
 
 type wsStream struct{ c *websocket.Conn }
 
+// ErrInvalidUTF8 is returned by a WebSocket stream's Read after a text frame
+// carried invalid UTF-8; the connection is closed with status 1007.
+var ErrInvalidUTF8 = errors.New("rpc: text frame is not valid UTF-8")
+
 func (s wsStream) Read(ctx context.Context) ([]byte, error) {
-	_, data, err := s.c.Read(ctx)
+	typ, data, err := s.c.Read(ctx)
 	if err != nil {
 		switch websocket.CloseStatus(err) {
 		case websocket.StatusNormalClosure, websocket.StatusGoingAway:
 			return nil, io.EOF
 		}
 		return nil, err
+	}
+	if typ == websocket.MessageText && !utf8.Valid(data) {
+		_ = s.c.Close(websocket.StatusInvalidFramePayloadData, "text frame is not valid UTF-8")
+		return nil, ErrInvalidUTF8
 	}
 	return data, nil
 }

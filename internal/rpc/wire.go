@@ -59,6 +59,10 @@ func classify(data []byte) inbound {
 		}
 		return inbound{kind: kindReject, id: nullID, err: errInvalidRequest}
 	}
+	if !membersUnique(data) {
+		// Which "id" is meant is unknowable, so the answer carries null.
+		return inbound{kind: kindReject, id: nullID, err: errInvalidRequest}
+	}
 	id := env.ID
 	if id != nil && !validID(id) {
 		return inbound{kind: kindReject, id: nullID, err: errInvalidRequest}

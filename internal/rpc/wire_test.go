@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -68,4 +69,69 @@ func TestClassifyParseVersusInvalid(t *testing.T) {
 	if in.kind != kindRequest || in.method != "m" || string(in.id) != `"a"` || string(in.params) != `{"k":1}` {
 		t.Errorf("classify(request) = %+v", in)
 	}
+}
+
+func TestClassifyDuplicateEnvelopeMembers(t *testing.T) {
+	t.Parallel()
+	for _, frame := range []string{
+		`{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","method":"n"}`,
+		`{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{},"params":{"a":1}}`,
+		`{"jsonrpc":"2.0","id":1,"ID":2,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"Method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","\u0069d":3}`,
+		`{"jsonrpc":"2.0","id":7,"result":{"id":1},"result":2}`,
+	} {
+		in := classify([]byte(frame))
+		if in.kind != kindReject || in.err != errInvalidRequest || string(in.id) != "null" {
+			t.Errorf("classify(%s) = kind %d id %s err %+v, want reject -32600 id null", frame, in.kind, in.id, in.err)
+		}
+	}
+	// Nested duplicates are params' business (DecodeParams); unknown and
+	// repeated unknown members are ignored as before.
+	for _, frame := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"id":1,"x":{"id":2}}}`,
+		`{ "jsonrpc" : "2.0" , "x":[1,{"id":[]}], "x":"}" , "id" : "a\"id" , "method":"m" }`,
+		`{"jsonrpc":"2.0","id":-1.5e3,"method":"m","params":null}`,
+	} {
+		if in := classify([]byte(frame)); in.kind != kindRequest {
+			t.Errorf("classify(%s) = kind %d err %+v, want a request", frame, in.kind, in.err)
+		}
+	}
+}
+
+func FuzzMembersUnique(f *testing.F) {
+	f.Add(`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1,"]"]}}`)
+	f.Add(`{"id":1,"id":2}`)
+	f.Fuzz(func(t *testing.T, frame string) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(frame), &m) != nil {
+			return
+		}
+		// Reference: decode member by member and count folded names.
+		dec := json.NewDecoder(strings.NewReader(frame))
+		_, _ = dec.Token()
+		count := map[string]int{}
+		exact := true
+		for dec.More() {
+			tok, _ := dec.Token()
+			key := tok.(string)
+			for _, name := range memberNames {
+				if strings.EqualFold(key, name) {
+					count[name]++
+					exact = exact && key == name
+				}
+			}
+			var raw json.RawMessage
+			_ = dec.Decode(&raw)
+		}
+		want := exact
+		for _, n := range count {
+			want = want && n <= 1
+		}
+		if got := membersUnique([]byte(frame)); got != want {
+			t.Fatalf("membersUnique(%s) = %v, want %v", frame, got, want)
+		}
+	})
 }

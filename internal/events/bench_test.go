@@ -20,7 +20,7 @@ func BenchmarkFanout(b *testing.B) {
 }
 
 func benchFanout(b *testing.B, n int) {
-	h := NewHub(Options{Buffer: b.N + 1})
+	h := NewHub(Options{Buffer: b.N + 1, BufferBytes: 1 << 40})
 	ctx := context.Background()
 	var g errgroup.Group
 	for range n {

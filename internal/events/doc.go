@@ -14,11 +14,13 @@
 //     concurrently is either in the snapshot or in the stream, never both and
 //     never neither.
 //   - Never blocks the publisher. Each subscription has its own queue,
-//     capped at Options.Buffer items. Consecutive deltas of the
-//     same type (message.delta, reasoning.delta) for the same admission are
-//     coalesced in the queue by appending their text, so a slow viewer does
-//     not grow its queue while text streams.
-//   - Cut off, never drop. When a queue would exceed Buffer items, the hub
+//     capped at Options.Buffer items and Options.BufferBytes bytes.
+//     Consecutive deltas of the same type (message.delta, reasoning.delta)
+//     for the same admission are coalesced in the queue by appending their
+//     text, so a slow viewer does not grow its item count while text
+//     streams; the appended text counts against the byte cap, so a viewer
+//     that stopped reading cannot hold a whole stream in memory either.
+//   - Cut off, never drop. When a queue would exceed either cap, the hub
 //     discards that queue, replaces it with one session.replay_gap event
 //     {replay_epoch, latest_seq} and ends the subscription (it is removed from
 //     the session). Next returns the gap event, then ErrCutOff. The viewer

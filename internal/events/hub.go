@@ -8,8 +8,11 @@ import (
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
-// DefaultBuffer is the per-subscription queue cap when Options.Buffer is 0.
-const DefaultBuffer = 1024
+// Queue caps when Options leaves them 0.
+const (
+	DefaultBuffer      = 1024
+	DefaultBufferBytes = 4 << 20
+)
 
 // Options configure a Hub.
 type Options struct {
@@ -17,12 +20,25 @@ type Options struct {
 	// it off with session.replay_gap. Coalesced deltas count as one item.
 	// 0 means DefaultBuffer.
 	Buffer int
+	// BufferBytes is the most bytes a subscription may have queued
+	// (gateway.viewer_buffer_bytes): payloads, coalesced delta text
+	// included, plus a fixed overhead per item. Going past it cuts the
+	// subscription off exactly like Buffer. A single event larger than the
+	// budget is still queued when the queue is empty. 0 means
+	// DefaultBufferBytes.
+	BufferBytes int64
+}
+
+// limits are a subscription's queue caps, immutable after NewHub.
+type limits struct {
+	items int
+	bytes int64
 }
 
 // Hub fans out committed session events to subscriptions. The zero value is
 // not usable; use NewHub. A Hub owns no goroutines and needs no Close.
 type Hub struct {
-	buffer int // immutable after NewHub
+	limits limits // immutable after NewHub
 
 	mu       sync.Mutex
 	sessions map[string]*session // guarded by mu; entries live while refs > 0
@@ -44,7 +60,10 @@ func NewHub(opts Options) *Hub {
 	if opts.Buffer <= 0 {
 		opts.Buffer = DefaultBuffer
 	}
-	return &Hub{buffer: opts.Buffer, sessions: make(map[string]*session)}
+	if opts.BufferBytes <= 0 {
+		opts.BufferBytes = DefaultBufferBytes
+	}
+	return &Hub{limits: limits{items: opts.Buffer, bytes: opts.BufferBytes}, sessions: make(map[string]*session)}
 }
 
 // Commit runs fn under sessionID's lock and, if fn succeeds, publishes the
@@ -160,7 +179,7 @@ func (h *Hub) publishLocked(st *session, evs []protocol.Event) {
 	for _, ev := range evs {
 		text, isDelta := deltaText(ev)
 		for s := range st.subs {
-			if !s.enqueue(ev, text, isDelta, h.buffer) {
+			if !s.enqueue(ev, text, isDelta, h.limits) {
 				h.cutOffLocked(st, s)
 			}
 		}

@@ -28,6 +28,7 @@ type Subscription struct {
 
 	mu     sync.Mutex
 	queue  []entry // guarded by mu
+	bytes  int64   // guarded by mu: queueBytes of queue, coalesced text included
 	ended  bool    // guarded by mu: cut off; queue holds at most the gap event
 	closed bool    // guarded by mu
 }
@@ -85,7 +86,7 @@ func (s *Subscription) take() (evs []protocol.Event, ok bool, err error) {
 		for i, e := range s.queue {
 			evs[i] = e.event()
 		}
-		s.queue = nil
+		s.queue, s.bytes = nil, 0
 		return evs, true, nil
 	case s.ended:
 		return nil, true, ErrCutOff
@@ -103,27 +104,39 @@ func (s *Subscription) Close() {
 		return
 	}
 	s.closed = true
-	s.queue = nil
+	s.queue, s.bytes = nil, 0
 	close(s.done)
 }
 
+// entryOverhead is what one queued item costs besides its payload (the
+// event's header fields and the slice slot), so a flood of empty events is
+// bounded in bytes too.
+const entryOverhead = 256
+
 // enqueue appends ev (coalescing it into the previous entry when both are
-// deltas of the same stream) and reports false when the queue now exceeds
-// limit items, in which case the caller cuts the subscription off. text and
-// isDelta come from deltaText. Called under the session lock.
-func (s *Subscription) enqueue(ev protocol.Event, text string, isDelta bool, limit int) bool {
+// deltas of the same stream) and reports false when the queue would exceed
+// lim (items, or bytes counting coalesced text), in which case the caller
+// cuts the subscription off. text and isDelta come from deltaText. Called
+// under the session lock.
+func (s *Subscription) enqueue(ev protocol.Event, text string, isDelta bool, lim limits) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.ended {
 		return true
 	}
 	if n := len(s.queue); isDelta && n > 0 && s.queue[n-1].delta && sameStream(s.queue[n-1].ev, ev) {
+		if s.bytes+int64(len(text)) > lim.bytes {
+			return false
+		}
 		s.queue[n-1].appendText(text)
+		s.bytes += int64(len(text))
 		return true
 	}
-	if len(s.queue) >= limit {
+	size := int64(len(ev.Payload)) + entryOverhead
+	if len(s.queue) >= lim.items || (len(s.queue) > 0 && s.bytes+size > lim.bytes) {
 		return false
 	}
+	s.bytes += size
 	s.queue = append(s.queue, entry{ev: ev, delta: isDelta})
 	if len(s.queue) == 1 {
 		s.signal()
@@ -138,7 +151,7 @@ func (s *Subscription) cutOff(gap protocol.Event) {
 	if s.closed {
 		return
 	}
-	s.queue = []entry{{ev: gap}}
+	s.queue, s.bytes = []entry{{ev: gap}}, 0
 	s.ended = true
 	s.signal()
 }

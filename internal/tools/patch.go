@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -41,11 +40,12 @@ func (patchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 	if a.Old == "" || a.New == nil {
 		return failf("invalid arguments: old must be non-empty and new is required"), nil
 	}
-	real, res, ok, err := writablePath(ctx, env, "patch", a.Path)
+	g, res, ok, err := confine(ctx, env, "patch", accessWrite, a.Path)
 	if !ok || err != nil {
 		return res, err
 	}
-	data, err := os.ReadFile(real)
+	real := g.path
+	data, err := g.readAll()
 	if err != nil {
 		return failf("cannot read %s: %v", real, err), nil
 	}
@@ -62,7 +62,7 @@ func (patchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 	} else {
 		text = strings.ReplaceAll(text, a.Old, *a.New)
 	}
-	if err := writeAtomic(real, []byte(text)); err != nil {
+	if err := g.write([]byte(text)); err != nil {
 		return failf("cannot write %s: %v", real, err), nil
 	}
 	return Result{Output: fmt.Sprintf("replaced %d occurrence(s) in %s", n, real)}, nil

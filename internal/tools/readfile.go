@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -21,7 +21,7 @@ type readFileTool struct{}
 
 func (readFileTool) Spec() Spec {
 	return spec("read_file", "Read a text file, with line numbers. Relative paths are resolved "+
-		"against the session directory. Use offset and limit to page through large files.", `{
+		"against the session directory; reading outside it asks the user first. Use offset and limit to page through large files.", `{
   "type": "object",
   "properties": {
     "path": {"type": "string", "minLength": 1, "description": "File to read."},
@@ -47,19 +47,19 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 	if a.Offset < 0 || a.Limit < 0 {
 		return failf("invalid arguments: offset and limit must be positive"), nil
 	}
-	abs, err := absPath(env, a.Path)
-	if err != nil {
-		return failf("invalid path: %v", err), nil
+	g, res, ok, err := confine(ctx, env, "read_file", accessRead, a.Path)
+	if !ok || err != nil {
+		return res, err
 	}
-	f, err := os.Open(abs)
+	f, err := g.openRead()
+	if errors.Is(err, errIsDir) {
+		return failf("%s is a directory", g.path), nil
+	}
 	if err != nil {
-		return failf("cannot read %s: %v", abs, err), nil
+		return failf("cannot read %s: %v", g.path, err), nil
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return failf("%s is a directory", abs), nil
-	}
-	return readLines(f, abs, max(a.Offset, 1), cmpOr(a.Limit, defaultReadLines))
+	return readLines(f, g.path, max(a.Offset, 1), cmpOr(a.Limit, defaultReadLines))
 }
 
 // readLines renders lines [offset, offset+limit) of r as "N\tline".

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 )
 
 const (
@@ -29,7 +30,8 @@ type searchFilesTool struct{}
 
 func (searchFilesTool) Spec() Spec {
 	return spec("search_files", "Search file contents with a regular expression (Go RE2 syntax) "+
-		"under a directory. Skips .git and binary files. Returns path:line: text.", `{
+		"under a directory. Skips .git, symlinks, binary files and protected paths; searching outside "+
+		"the session directory asks the user first. Returns path:line: text.", `{
   "type": "object",
   "properties": {
     "pattern": {"type": "string", "minLength": 1, "description": "Regular expression to look for."},
@@ -51,11 +53,16 @@ type searchArgs struct {
 
 // searcher holds one search's state.
 type searcher struct {
-	re      *regexp.Regexp
-	glob    string
-	base    string // results are shown relative to it
-	max     int
+	re   *regexp.Regexp
+	glob string
+	base string // results are shown relative to it (the real cwd)
+	max  int
+	// root is the judged search root; pol and shields (the protected
+	// places not containing it) decide what the walk skips.
+	root    *grant
+	shields []place
 	files   int
+	skipped int // protected entries left out
 	matches []string
 }
 
@@ -71,17 +78,18 @@ func (searchFilesTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (
 	if _, err := filepath.Match(a.Glob, "x"); err != nil {
 		return failf("invalid glob %q: %v", a.Glob, err), nil
 	}
-	root, err := absPath(env, cmp.Or(a.Path, "."))
-	if err != nil {
-		return failf("invalid path: %v", err), nil
+	g, res, ok, err := confine(ctx, env, "search_files", accessRead, cmp.Or(a.Path, "."))
+	if !ok || err != nil {
+		return res, err
 	}
-	s := &searcher{re: re, glob: a.Glob, base: env.Cwd, max: min(cmpOr(a.MaxResults, defaultSearchResults), maxSearchResults)}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error { return s.visit(ctx, p, d, err) })
+	s := &searcher{re: re, glob: a.Glob, base: g.pol.roots[0].path, max: min(cmpOr(a.MaxResults, defaultSearchResults), maxSearchResults),
+		root: g, shields: g.pol.shields(g.path)}
+	err = filepath.WalkDir(g.path, func(p string, d fs.DirEntry, err error) error { return s.visit(ctx, p, d, err) })
 	switch {
 	case ctx.Err() != nil:
 		return Result{}, fmt.Errorf("search_files: %w", ctx.Err())
 	case err != nil && !errors.Is(err, errSearchDone):
-		return failf("cannot search %s: %v", root, err), nil
+		return failf("cannot search %s: %v", g.path, err), nil
 	}
 	return s.result(errors.Is(err, errSearchDone)), nil
 }
@@ -98,6 +106,10 @@ func (s *searcher) visit(ctx context.Context, p string, d fs.DirEntry, err error
 	}
 	if d.IsDir() {
 		if d.Name() == ".git" {
+			return fs.SkipDir
+		}
+		if info, err := d.Info(); err == nil && p != s.root.path && s.shielded(p, info) {
+			s.skipped++
 			return fs.SkipDir
 		}
 		return nil
@@ -119,14 +131,11 @@ func (s *searcher) visit(ctx context.Context, p string, d fs.DirEntry, err error
 
 // grep appends the matching lines of one file.
 func (s *searcher) grep(p string) error {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil // unreadable file: skip
+	f := s.open(p)
+	if f == nil {
+		return nil // unreadable, protected or too large: skip
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || st.Size() > maxSearchFileBytes {
-		return nil
-	}
 	br := bufio.NewReader(f)
 	if head, _ := br.Peek(8 << 10); isBinary(head) {
 		return nil
@@ -151,13 +160,54 @@ func (s *searcher) grep(p string) error {
 	return nil
 }
 
-func (s *searcher) result(capped bool) Result {
-	if len(s.matches) == 0 {
-		return Result{Output: "no matches"}
+// open opens a file found by the walk as the root's grant would: no
+// symlink followed (the root is resolved), never a hardline file, never a
+// shielded one (a protected file, or a hard link to one). Nil means skip.
+func (s *searcher) open(p string) *os.File {
+	g := *s.root
+	g.path = p
+	f, err := g.openRead()
+	if errors.Is(err, errHardline) {
+		s.skipped++
 	}
-	out := strings.Join(s.matches, "\n")
+	if err != nil {
+		return nil
+	}
+	st, err := f.Stat()
+	switch {
+	case err != nil || st.Size() > maxSearchFileBytes:
+	case s.shielded(p, st):
+		s.skipped++
+	default:
+		return f
+	}
+	f.Close()
+	return nil
+}
+
+// shielded reports whether p (described by info) is a shield: by path or
+// by device and inode (a bind mount or a hard link of one).
+func (s *searcher) shielded(p string, info fs.FileInfo) bool {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	for _, sh := range s.shields {
+		if p == sh.path || ok && sh.ok && sh.id == (fileID{uint64(st.Dev), st.Ino}) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *searcher) result(capped bool) Result {
+	var out string
+	if len(s.matches) == 0 {
+		out = "no matches"
+	}
+	out += strings.Join(s.matches, "\n")
 	if capped {
 		out += fmt.Sprintf("\n[results capped at %d; narrow the pattern, path or glob]", len(s.matches))
+	}
+	if s.skipped > 0 {
+		out += fmt.Sprintf("\n[%d protected path(s) skipped; read them one by one to ask the user]", s.skipped)
 	}
 	return Result{Output: out}
 }

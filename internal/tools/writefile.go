@@ -35,12 +35,12 @@ func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Re
 	if a.Content == nil {
 		return failf("invalid arguments: content is required"), nil
 	}
-	real, res, ok, err := writablePath(ctx, env, "write_file", a.Path)
+	g, res, ok, err := confine(ctx, env, "write_file", accessWrite, a.Path)
 	if !ok || err != nil {
 		return res, err
 	}
-	if err := writeAtomic(real, []byte(*a.Content)); err != nil {
-		return failf("cannot write %s: %v", real, err), nil
+	if err := g.write([]byte(*a.Content)); err != nil {
+		return failf("cannot write %s: %v", g.path, err), nil
 	}
-	return Result{Output: fmt.Sprintf("wrote %d bytes to %s", len(*a.Content), real)}, nil
+	return Result{Output: fmt.Sprintf("wrote %d bytes to %s", len(*a.Content), g.path)}, nil
 }

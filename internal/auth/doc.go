@@ -13,6 +13,9 @@
 //     removes it, whatever the outcome (wrong purpose, expired or accepted).
 //     Unknown, expired, replayed and wrong-purpose tickets all fail with the
 //     same ErrBadTicket, so the answer is no oracle.
+//   - Minting is never refused for capacity, so no process can lock others
+//     out: each purpose has its own pool, and a peer over its share (or a
+//     full pool) loses its own oldest unused tickets first (MintFor).
 //   - Expiry uses the monotonic reading of the injected clock (time.Now by
 //     default), so wall-clock jumps neither extend nor cut a ticket's life.
 //

@@ -20,8 +20,13 @@ const (
 
 // Ticket store defaults (reference §4.3).
 const (
-	DefaultTicketTTL      = 30 * time.Second
+	DefaultTicketTTL = 30 * time.Second
+	// DefaultTicketCapacity bounds the outstanding tickets of each purpose
+	// (interactive and dashboard-login have one such pool each).
 	DefaultTicketCapacity = 1024
+	// DefaultPeerTickets bounds the outstanding tickets of one peer process
+	// per purpose.
+	DefaultPeerTickets = 64
 	// MaxTicketLen bounds what Redeem hashes; longer input is refused.
 	MaxTicketLen = 256
 )
@@ -42,8 +47,9 @@ var (
 	ErrUnknownPurpose = errors.New("unknown ticket purpose")
 	// ErrNoSubject: Mint was called without a subject (a server bug).
 	ErrNoSubject = errors.New("ticket subject is empty")
-	// ErrTicketCapacity: too many unexpired tickets are outstanding. The
-	// client may retry after the TTL.
+	// ErrTicketCapacity: too many unexpired tickets are outstanding. Mint
+	// no longer returns it (a full pool expires its oldest unused tickets
+	// instead, see Mint); it stays for callers that map it to public text.
 	ErrTicketCapacity = errors.New("too many outstanding tickets; retry later")
 )
 
@@ -75,15 +81,36 @@ func WithClock(now func() time.Time) Option { return func(t *Tickets) { t.now = 
 // WithTTL sets how long a ticket stays redeemable (default 30 s).
 func WithTTL(d time.Duration) Option { return func(t *Tickets) { t.ttl = d } }
 
-// WithCapacity bounds the outstanding tickets (default 1024).
+// WithCapacity bounds the outstanding tickets of each purpose (default
+// 1024).
 func WithCapacity(n int) Option { return func(t *Tickets) { t.capacity = n } }
+
+// WithPeerLimit bounds the outstanding tickets of one peer per purpose
+// (default 64).
+func WithPeerLimit(n int) Option { return func(t *Tickets) { t.peerLimit = n } }
+
+// Peer is the local process a ticket is minted for, as the kernel reported
+// it on the control socket (SO_PEERCRED). The zero Peer is "unknown": only
+// the purpose's capacity applies to it.
+type Peer struct {
+	UID int
+	PID int
+}
 
 type digest = [sha256.Size]byte
 
 type ticketEntry struct {
 	digest  digest // sha256 of the ticket, compared again in constant time
 	grant   Grant
+	peer    Peer
+	minted  uint64    // mint order within the store; lower is older
 	expires time.Time // monotonic deadline from the store's clock
+}
+
+// holder is one peer's share of one purpose's pool.
+type holder struct {
+	purpose string
+	peer    Peer
 }
 
 // Tickets is the native ticket store of one daemon instance (reference
@@ -93,10 +120,14 @@ type Tickets struct {
 	instanceID string
 	now        func() time.Time
 	ttl        time.Duration
-	capacity   int
+	capacity   int // per purpose
+	peerLimit  int // per peer and purpose
 
 	mu      sync.Mutex
 	entries map[digest]ticketEntry // guarded by mu; unexpired or not yet swept
+	pools   map[string]int         // guarded by mu: entries per purpose
+	held    map[holder]int         // guarded by mu: entries per peer and purpose; no zero counts
+	minted  uint64                 // guarded by mu: the last ticketEntry.minted
 }
 
 // NewTickets returns the store of the daemon instance instanceID serving
@@ -108,20 +139,39 @@ func NewTickets(profileID, instanceID string, opts ...Option) *Tickets {
 		now:        time.Now,
 		ttl:        DefaultTicketTTL,
 		capacity:   DefaultTicketCapacity,
+		peerLimit:  DefaultPeerTickets,
 		entries:    make(map[digest]ticketEntry),
+		pools:      make(map[string]int),
+		held:       make(map[holder]int),
 	}
 	for _, o := range opts {
 		o(t)
 	}
+	t.capacity, t.peerLimit = max(t.capacity, 1), max(t.peerLimit, 1)
 	return t
 }
 
 func knownPurpose(p string) bool { return p == PurposeInteractive || p == PurposeDashboardLogin }
 
-// Mint issues a ticket for subject. profileID and instanceID are what the
-// client believes it talks to; they must match the store's. The returned
-// ticket is the only copy: the store keeps its sha256.
+// Mint is MintFor an unknown peer.
 func (t *Tickets) Mint(subject, profileID, instanceID, purpose string) (string, error) {
+	return t.MintFor(Peer{}, subject, profileID, instanceID, purpose)
+}
+
+// MintFor issues a ticket for subject, minted for peer. profileID and
+// instanceID are what the client believes it talks to; they must match the
+// store's. The returned ticket is the only copy: the store keeps its sha256.
+//
+// Limits never refuse a mint, so one process cannot lock others out:
+//   - each purpose has its own pool (WithCapacity), so dashboard-login and
+//     interactive minting cannot exhaust each other;
+//   - a peer that already holds WithPeerLimit tickets of the purpose loses
+//     its oldest unused one;
+//   - a full pool expires the oldest unused ticket of the peer holding the
+//     most tickets of that purpose.
+//
+// Expired tickets are swept before anything is evicted.
+func (t *Tickets) MintFor(peer Peer, subject, profileID, instanceID, purpose string) (string, error) {
 	switch {
 	case subject == "":
 		return "", ErrNoSubject
@@ -136,19 +186,80 @@ func (t *Tickets) Mint(subject, profileID, instanceID, purpose string) (string, 
 	e := ticketEntry{
 		digest: sha256.Sum256([]byte(ticket)),
 		grant:  Grant{Subject: subject, ProfileID: profileID, InstanceID: instanceID, Purpose: purpose},
+		peer:   peer,
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
-	if len(t.entries) >= t.capacity {
-		t.sweepLocked(now)
-		if len(t.entries) >= t.capacity {
-			return "", ErrTicketCapacity
+	t.makeRoomLocked(now, holder{purpose: purpose, peer: peer})
+	t.minted++
+	e.minted = t.minted
+	e.expires = now.Add(t.ttl)
+	t.addLocked(e)
+	return ticket, nil
+}
+
+// makeRoomLocked evicts so that h may hold one more ticket (see MintFor).
+func (t *Tickets) makeRoomLocked(now time.Time, h holder) {
+	swept := false
+	sweep := func() {
+		if !swept {
+			t.sweepLocked(now)
+			swept = true
 		}
 	}
-	e.expires = now.Add(t.ttl)
+	if h.peer != (Peer{}) && t.held[h] >= t.peerLimit {
+		sweep()
+		if t.held[h] >= t.peerLimit {
+			t.evictOldestLocked(h)
+		}
+	}
+	if t.pools[h.purpose] >= t.capacity {
+		sweep()
+		for t.pools[h.purpose] >= t.capacity {
+			t.evictOldestLocked(t.heaviestLocked(h.purpose))
+		}
+	}
+}
+
+// heaviestLocked is the holder of purpose with the most tickets (ties: any).
+func (t *Tickets) heaviestLocked(purpose string) holder {
+	var top holder
+	most := 0
+	for h, n := range t.held {
+		if h.purpose == purpose && n > most {
+			top, most = h, n
+		}
+	}
+	return top
+}
+
+// evictOldestLocked removes h's oldest outstanding ticket.
+func (t *Tickets) evictOldestLocked(h holder) {
+	var oldest *ticketEntry
+	for _, e := range t.entries {
+		if e.grant.Purpose == h.purpose && e.peer == h.peer && (oldest == nil || e.minted < oldest.minted) {
+			oldest = &e
+		}
+	}
+	if oldest != nil {
+		t.removeLocked(*oldest)
+	}
+}
+
+func (t *Tickets) addLocked(e ticketEntry) {
 	t.entries[e.digest] = e
-	return ticket, nil
+	t.pools[e.grant.Purpose]++
+	t.held[holder{purpose: e.grant.Purpose, peer: e.peer}]++
+}
+
+func (t *Tickets) removeLocked(e ticketEntry) {
+	delete(t.entries, e.digest)
+	t.pools[e.grant.Purpose]--
+	h := holder{purpose: e.grant.Purpose, peer: e.peer}
+	if t.held[h]--; t.held[h] <= 0 {
+		delete(t.held, h)
+	}
 }
 
 // Redeem consumes a ticket minted for purpose and returns its grant. Any
@@ -170,7 +281,7 @@ func (t *Tickets) Redeem(ticket, purpose string) (Grant, error) {
 	if !ok || subtle.ConstantTimeCompare(e.digest[:], d[:]) != 1 {
 		return Grant{}, ErrBadTicket
 	}
-	delete(t.entries, d)
+	t.removeLocked(e)
 	if !t.now().Before(e.expires) || e.grant.Purpose != purpose {
 		return Grant{}, ErrBadTicket
 	}
@@ -182,6 +293,8 @@ func (t *Tickets) Revoke() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	clear(t.entries)
+	clear(t.pools)
+	clear(t.held)
 }
 
 // Outstanding returns how many tickets are held, expired ones not yet swept
@@ -193,9 +306,9 @@ func (t *Tickets) Outstanding() int {
 }
 
 func (t *Tickets) sweepLocked(now time.Time) {
-	for d, e := range t.entries {
+	for _, e := range t.entries {
 		if !now.Before(e.expires) {
-			delete(t.entries, d)
+			t.removeLocked(e)
 		}
 	}
 }

@@ -168,19 +168,91 @@ func TestNewInstanceRejectsOldTickets(t *testing.T) {
 	}
 }
 
+// A full pool never refuses a mint: it expires the oldest unused ticket
+// (expired ones are swept first).
 func TestCapacity(t *testing.T) {
 	t.Parallel()
 	s, clock := newTestTickets(WithCapacity(3))
-	for range 3 {
+	first := mustMint(t, s, PurposeInteractive)
+	for range 2 {
 		mustMint(t, s, PurposeInteractive)
 	}
-	if _, err := s.Mint("uid:1", testProfile, testInstance, PurposeInteractive); !errors.Is(err, ErrTicketCapacity) {
-		t.Fatalf("fourth Mint = %v, want ErrTicketCapacity", err)
+	fourth := mustMint(t, s, PurposeInteractive)
+	if n := s.Outstanding(); n != 3 {
+		t.Fatalf("outstanding = %d, want 3", n)
 	}
+	if _, err := s.Redeem(first, PurposeInteractive); !errors.Is(err, ErrBadTicket) {
+		t.Fatalf("oldest ticket still redeemable after the pool filled: %v", err)
+	}
+	if _, err := s.Redeem(fourth, PurposeInteractive); err != nil {
+		t.Fatalf("newest ticket: %v", err)
+	}
+	mustMint(t, s, PurposeInteractive) // full again
 	clock.Advance(DefaultTicketTTL)
 	mustMint(t, s, PurposeInteractive) // expired entries are swept to make room
 	if n := s.Outstanding(); n != 1 {
 		t.Errorf("outstanding after sweep = %d, want 1", n)
+	}
+}
+
+// One purpose's pool full of one peer's tickets leaves the other purpose
+// untouched, and another peer of the same purpose still gets a ticket that
+// works: the flooding peer's own oldest tickets go first.
+func TestPerPurposeAndPerPeerCapacity(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestTickets(WithCapacity(1024), WithPeerLimit(1024))
+	flood := Peer{UID: 1000, PID: 42}
+	var floodTickets []string
+	for range 1024 {
+		tk, err := s.MintFor(flood, "uid:1000", testProfile, testInstance, PurposeInteractive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		floodTickets = append(floodTickets, tk)
+	}
+	other := Peer{UID: 1000, PID: 43}
+	dash, err := s.MintFor(other, "uid:1000", testProfile, testInstance, PurposeDashboardLogin)
+	if err != nil {
+		t.Fatalf("dashboard-login mint while interactive is full: %v", err)
+	}
+	mine, err := s.MintFor(other, "uid:1000", testProfile, testInstance, PurposeInteractive)
+	if err != nil {
+		t.Fatalf("interactive mint of another peer: %v", err)
+	}
+	if _, err := s.Redeem(floodTickets[0], PurposeInteractive); !errors.Is(err, ErrBadTicket) {
+		t.Errorf("the flood's oldest ticket survived: %v", err)
+	}
+	for _, tk := range []struct{ ticket, purpose string }{{dash, PurposeDashboardLogin}, {mine, PurposeInteractive}, {floodTickets[1023], PurposeInteractive}} {
+		if _, err := s.Redeem(tk.ticket, tk.purpose); err != nil {
+			t.Errorf("Redeem %s: %v", tk.purpose, err)
+		}
+	}
+}
+
+// A peer over its share loses its own oldest ticket, not anyone else's.
+func TestPeerLimitEvictsOwnOldest(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestTickets(WithPeerLimit(2))
+	a, b := Peer{UID: 1, PID: 10}, Peer{UID: 1, PID: 11}
+	mint := func(p Peer) string {
+		tk, err := s.MintFor(p, "uid:1", testProfile, testInstance, PurposeInteractive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk
+	}
+	bTicket := mint(b)
+	a1, a2, a3 := mint(a), mint(a), mint(a)
+	if n := s.Outstanding(); n != 3 {
+		t.Fatalf("outstanding = %d, want 3 (a's two newest and b's)", n)
+	}
+	if _, err := s.Redeem(a1, PurposeInteractive); !errors.Is(err, ErrBadTicket) {
+		t.Errorf("a's oldest survived: %v", err)
+	}
+	for _, tk := range []string{bTicket, a2, a3} {
+		if _, err := s.Redeem(tk, PurposeInteractive); err != nil {
+			t.Errorf("Redeem: %v", err)
+		}
 	}
 }
 

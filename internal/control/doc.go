@@ -18,7 +18,11 @@
 //     process the gateway started (Options.IsToolProcess over the /proc
 //     ancestry), or whose environment carries HERMES_TOOL_PROCESS=1, is
 //     refused. This is best effort against a same-uid process that
-//     reparents itself (double fork to init); a sandbox closes that gap.
+//     reparents itself (double fork to init); the sandbox closes that gap:
+//     in its namespace mode the socket is not visible at all (the profile
+//     home is hidden), and in every mode a peer whose /proc status shows
+//     NoNewPrivs 1 with a seccomp filter (Seccomp 2), which no sandboxed
+//     process can shed, is refused too.
 //   - Tickets appear only in the one reply that carries them: never in a
 //     log line, an error text, identify or status.
 //   - Error texts sent to the peer are public: they come from a fixed table

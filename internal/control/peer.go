@@ -118,13 +118,59 @@ func hasToolEnv(pid int) (bool, error) {
 // errToolProcess is the refusal of a ticket to a tool process tree.
 var errToolProcess = publicError("refused: tool processes cannot mint tickets")
 
-// checkNotTool refuses a peer that is, or descends from, a tool process.
-// It fails closed: an unknown pid, an unreadable ancestry or an unreadable
+// errSandboxed is the refusal of a ticket to a process that is confined
+// the way every sandboxed tool is. A tool that detached from its tree and
+// dropped the marker still carries both, for ever and into every child.
+var errSandboxed = publicError("refused: the requesting process runs under no_new_privs with a seccomp filter, " +
+	"as every sandboxed tool process does; tool processes cannot mint tickets (run hermes outside such a sandbox)")
+
+// sandboxedStatus reports whether a /proc/<pid>/status text shows
+// NoNewPrivs: 1 together with Seccomp: 2 (a filter). Neither can be undone
+// by the process or its descendants, so this closes the Landlock-only
+// fallback, where the control socket path stays reachable. A status
+// without the fields (kernels before 4.10) is not sandboxed: the sandbox
+// needs newer kernels anyway.
+func sandboxedStatus(status string) bool {
+	var nnp, filter bool
+	for line := range strings.Lines(status) {
+		key, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch value = strings.TrimSpace(value); key {
+		case "NoNewPrivs":
+			nnp = value == "1"
+		case "Seccomp":
+			filter = value == "2"
+		}
+	}
+	return nnp && filter
+}
+
+// checkNotSandboxed refuses a peer confined like a sandboxed tool; an
+// unreadable status refuses too.
+func checkNotSandboxed(pid int) error {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return &refusal{text: "refused: cannot read the requesting process status", cause: err}
+	}
+	if sandboxedStatus(string(b)) {
+		return errSandboxed
+	}
+	return nil
+}
+
+// checkNotTool refuses a peer that is, or descends from, a tool process,
+// or that is confined like a sandboxed one (checkNotSandboxed). It fails
+// closed: an unknown pid, an unreadable ancestry or an unreadable
 // peer environment refuse too. Ancestors' environments are checked best
 // effort (an unrelated ancestor may not be readable).
 func checkNotTool(pid int, isTool func(int) bool) error {
 	if pid <= 0 {
 		return publicError("refused: cannot identify the requesting process")
+	}
+	if err := checkNotSandboxed(pid); err != nil {
+		return err
 	}
 	chain, err := Ancestors(pid)
 	if err != nil {

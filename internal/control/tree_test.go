@@ -30,6 +30,12 @@ func TestHelperProcess(t *testing.T) {
 	if os.Getenv(helperEnv) != "1" {
 		t.Skip("helper process only")
 	}
+	if os.Getenv(helperConfineEnv) == "1" {
+		if err := confineLikeSandbox(); err != nil {
+			fmt.Println("FAIL: confine: " + err.Error())
+			os.Exit(0)
+		}
+	}
 	err := Call(t.Context(), os.Getenv(helperSocketEnv), VerbSessionTicket, ticketParams(auth.PurposeInteractive), nil)
 	var re *RemoteError
 	switch {

@@ -41,6 +41,11 @@ type Identity struct {
 	ProfileID      string   `json:"profile_id"`
 	APIOrigin      string   `json:"api_origin"`
 	Capabilities   []string `json:"capabilities"`
+	// The tool sandbox of the profile's sandbox.mode: the mode, the level
+	// this machine enforces (sandbox.Level) and the Landlock ABI (0 = none).
+	SandboxMode  string `json:"sandbox_mode"`
+	SandboxLevel string `json:"sandbox_level"`
+	LandlockABI  int    `json:"landlock_abi"`
 }
 
 // Status is the status result: identify plus counts.

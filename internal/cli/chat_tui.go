@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hermes-gateway/hermes/internal/client"
+	"github.com/hermes-gateway/hermes/internal/protocol"
 	"github.com/hermes-gateway/hermes/internal/tui"
 )
 
@@ -27,11 +28,22 @@ func runTUI(ctx context.Context, e *env, o chatOptions) error {
 		Dial: func(ctx context.Context) (*client.Client, error) {
 			return connect(ctx, e.home, false)
 		},
-		Resume: o.resume,
-		Create: params,
+		Resume:  o.resume,
+		Create:  params,
+		Sandbox: sandboxInfo(ctx, c),
 	}
 	if err := tui.Run(ctx, opts, e.io.In, e.io.Out); err != nil {
 		return failf(exitRuntime, "chat: %v", err)
 	}
 	return nil
+}
+
+// sandboxInfo is the gateway's sandbox for the header; nil when describe
+// fails (the header then shows none, and the session goes on).
+func sandboxInfo(ctx context.Context, c *client.Client) *protocol.SandboxInfo {
+	d, err := c.Describe(ctx)
+	if err != nil {
+		return nil
+	}
+	return d.Sandbox
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hermes-gateway/hermes/internal/control"
 	"github.com/hermes-gateway/hermes/internal/daemon"
+	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
 func gatewayCmd(ctx context.Context, e *env, args []string) error {
@@ -193,5 +194,26 @@ func gatewayStatus(ctx context.Context, e *env, args []string) error {
 		st.State, st.PID, st.AuthorityEpoch, st.APIOrigin, e.home)
 	fmt.Fprintf(e.io.Out, "sessions: %d live\nprompts:  %d queued, %d running, %d unknown\n",
 		st.SessionsLive, st.AdmissionsQueued, st.AdmissionsRunning, st.AdmissionsUnknown)
+	if line := sandboxLine(st.Identity); line != "" {
+		fmt.Fprintln(e.io.Out, line)
+	}
 	return nil
+}
+
+// sandboxLine is status's sandbox line: the mode, the level it builds here
+// and the Landlock ABI, with a warning when tools run unsandboxed; "" from
+// a gateway that reports no sandbox.
+func sandboxLine(id control.Identity) string {
+	if id.SandboxMode == "" {
+		return ""
+	}
+	abi := "no Landlock"
+	if id.LandlockABI > 0 {
+		abi = fmt.Sprintf("landlock ABI %d", id.LandlockABI)
+	}
+	line := fmt.Sprintf("sandbox:  %s (%s, %s)", id.SandboxMode, id.SandboxLevel, abi)
+	if id.SandboxLevel == protocol.SandboxLevelNone {
+		line += "\nWARNING:  tool processes run without a sandbox, with all of your rights"
+	}
+	return line
 }

@@ -184,7 +184,28 @@ type RuntimeDescribeResult struct {
 	AuthorityEpoch int64         `json:"authority_epoch"`
 	Capabilities   []string      `json:"capabilities"`
 	SessionCreate  CreateSurface `json:"session_create"`
+	// Sandbox is the OS boundary the gateway puts under tool processes;
+	// nil only from a gateway that has no sandbox launcher.
+	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
 }
+
+// SandboxInfo is what the sandbox enforces (runtime.describe sandbox). A
+// client shows Level, and shows LevelNone as a warning: tools then run
+// with the user's full rights.
+type SandboxInfo struct {
+	Mode        string `json:"mode"`         // sandbox.mode: auto, strict or off
+	Level       string `json:"level"`        // what is built: SandboxLevel*
+	LandlockABI int    `json:"landlock_abi"` // Landlock ABI enforced; 0 = none
+	Network     string `json:"network"`      // tools' network by default: on, or off (loopback only)
+}
+
+// Sandbox levels (sandbox.Level), strongest first.
+const (
+	SandboxLevelFull     = "namespaces+landlock+seccomp"
+	SandboxLevelLandlock = "landlock+seccomp" // no user namespaces on this machine
+	SandboxLevelNone     = "none"             // mode off, or nothing available
+)
+
 type CreateSurface struct {
 	Sources    []string `json:"sources"`
 	Parameters []string `json:"parameters"`

@@ -24,6 +24,9 @@ type Options struct {
 	// Create is the session.create of a new session (and of /new, with a
 	// fresh request_id).
 	Create protocol.SessionCreateParams
+	// Sandbox is the gateway's sandbox (runtime.describe), for the header;
+	// nil shows none.
+	Sandbox *protocol.SandboxInfo
 }
 
 // Model is the bubbletea model of `hermes chat`. Its methods run on the

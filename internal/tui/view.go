@@ -74,8 +74,33 @@ func (m *Model) header(w int) string {
 	if m.paused != "" {
 		state += " · paused: " + m.paused
 	}
-	return styleHeader.Render(ansi.Truncate(strings.Join(parts, " · "), max(w-len(state)-4, 10), "…")) +
+	sb, sbStyle := sandboxLabel(m.opts.Sandbox)
+	room := w - len(state) - 4
+	if sb != "" {
+		room -= len(sb) + 2
+	}
+	h := styleHeader.Render(ansi.Truncate(strings.Join(parts, " · "), max(room, 10), "…")) +
 		"  " + styleDim.Render("["+state+"]")
+	if sb != "" {
+		h += "  " + sbStyle.Render(sb)
+	}
+	return h
+}
+
+// sandboxLabel is the header's compact sandbox level: a warning when tools
+// run unsandboxed, nothing when the gateway reports no sandbox.
+func sandboxLabel(s *protocol.SandboxInfo) (string, lipgloss.Style) {
+	switch {
+	case s == nil:
+		return "", styleDim
+	case s.Level == protocol.SandboxLevelFull:
+		return "sandbox: full", styleDim
+	case s.Level == protocol.SandboxLevelLandlock:
+		return "sandbox: landlock-only", styleDim
+	case s.Level == protocol.SandboxLevelNone:
+		return "SANDBOX OFF", styleWarn
+	}
+	return "sandbox: " + s.Level, styleDim
 }
 
 // body renders the transcript, wrapped to w.

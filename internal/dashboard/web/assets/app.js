@@ -22,14 +22,38 @@ async function main() {
   gw.addEventListener('state', (e) => { $('conn').dataset.state = e.detail; $('conn').textContent = e.detail; });
   gw.addEventListener('unauthorized', () => location.reload());
   gw.addEventListener('event', (e) => view.onEvent(e.detail));
-  gw.addEventListener('reconnected', () => { loadSessions(); view.reconnect(); });
+  gw.addEventListener('reconnected', () => { loadSessions(); loadSandbox(); view.reconnect(); });
   await connectFirst();
   loadSessions();
+  loadSandbox();
   setInterval(loadSessions, 15000);
 }
 
 async function connectFirst() {
   try { await gw.connect(); } catch (e) { if (e.message !== 'signed out') gw.reconnectLater(); }
+}
+
+// sandboxLabels are the header's compact names of the sandbox levels.
+const sandboxLabels = {
+  'namespaces+landlock+seccomp': 'sandbox: full',
+  'landlock+seccomp': 'sandbox: landlock-only',
+  'none': 'SANDBOX OFF',
+};
+
+// loadSandbox shows in the header what the gateway's sandbox enforces
+// (runtime.describe); tools running unsandboxed show as a warning.
+async function loadSandbox() {
+  if (!gw.ws) return;
+  let d;
+  try { d = await gw.call('runtime.describe'); } catch { return; }
+  const node = $('sandbox'), s = d.sandbox;
+  node.hidden = !s;
+  if (!s) return;
+  node.dataset.level = s.level;
+  node.textContent = sandboxLabels[s.level] || `sandbox: ${s.level}`;
+  node.title = `sandbox.mode ${s.mode} · ${s.level}` +
+    (s.landlock_abi ? ` · Landlock ABI ${s.landlock_abi}` : ' · no Landlock') + ` · network ${s.network}` +
+    (s.level === 'none' ? ' · tools run with your full rights' : '');
 }
 
 function showSignIn(gated) {

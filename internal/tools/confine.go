@@ -261,10 +261,15 @@ func confine(ctx context.Context, env *Env, tool string, op access, p string) (g
 
 // shields are the protected places a search under root skips: all but
 // those containing root (a root inside one was asked for with Mandatory).
+// The profile's config.yaml (a hard link of it elsewhere) goes with the
+// profile home.
 func (pol policy) shields(root string) []place {
 	l := lineageOf(root)
 	var out []place
-	for _, p := range append([]place{pol.profile, pol.config}, pol.protected...) {
+	if _, in := l.in(pol.profile); !in && pol.profile.path != "" {
+		out = append(out, pol.profile, pol.config)
+	}
+	for _, p := range pol.protected {
 		if _, in := l.in(p); p.path != "" && !in {
 			out = append(out, p)
 		}

@@ -9,9 +9,11 @@ import (
 	"syscall"
 
 	"github.com/hermes-gateway/hermes/internal/cli"
+	"github.com/hermes-gateway/hermes/internal/sandbox"
 )
 
 func main() {
+	sandbox.MaybeHelper() // `hermes sandbox-exec`: build the sandbox, exec the command, never return
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()

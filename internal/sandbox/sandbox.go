@@ -19,8 +19,14 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // HelperArg is the hidden subcommand that builds the sandbox and execs the
@@ -87,13 +93,48 @@ type Launcher struct {
 	status Status
 }
 
+// host is what the probe found this process can build. It is separate from
+// Launcher so that tests can construct a Launcher for a machine that lacks
+// something (newLauncher) without a global hook.
+type host struct {
+	userNS       bool   // the helper ran under the full clone flags and built the view
+	userNSDetail string // why not, when !userNS
+	landlockABI  int    // 0 = no Landlock
+	abiDetail    string // why not, when landlockABI == 0
+}
+
 // New returns a Launcher that re-executes exe (os.Executable() of the
 // daemon, or a test binary that calls MaybeHelper from TestMain) in mode,
-// after probing what this machine supports.
+// after probing what this machine supports. The probe runs once per exe
+// and process; later calls reuse its answer.
 func New(exe string, mode Mode) *Launcher {
-	l := &Launcher{exe: exe, mode: mode}
-	l.status = Status{Mode: mode, Level: LevelNone}
-	return l
+	if mode == ModeOff {
+		return &Launcher{exe: exe, mode: mode, status: Status{Mode: mode, Level: LevelNone, Detail: "sandbox.mode is off"}}
+	}
+	return newLauncher(exe, mode, probeCached(exe))
+}
+
+// newLauncher picks the level mode asks for from what h offers. Strict
+// demands user namespaces; Landlock is the second layer wherever the kernel
+// has it, in every mode, and its ABI is reported rather than required, so
+// that strict works on kernels before 5.13 with the namespaces as the wall.
+func newLauncher(exe string, mode Mode, h host) *Launcher {
+	st := Status{Mode: mode, Level: LevelNone}
+	var why []string
+	if !h.userNS {
+		why = append(why, "user namespaces: "+h.userNSDetail)
+	}
+	if h.landlockABI == 0 {
+		why = append(why, "landlock: "+h.abiDetail)
+	}
+	switch {
+	case h.userNS:
+		st.Level, st.LandlockABI = LevelFull, h.landlockABI
+	case mode == ModeAuto && h.landlockABI > 0:
+		st.Level, st.LandlockABI = LevelLandlock, h.landlockABI
+	}
+	st.Detail = strings.Join(why, "; ")
+	return &Launcher{exe: exe, mode: mode, status: st}
 }
 
 // Status reports what l enforces.
@@ -102,15 +143,69 @@ func (l *Launcher) Status() Status { return l.status }
 // Command returns a command that runs argv under p with environment env
 // (already allow-listed by the caller; see Environ). The caller sets
 // Stdout/Stderr, starts and waits for it; killing its process (SIGKILL)
-// ends every process inside the sandbox. It returns ErrUnavailable
+// ends every process inside the sandbox at LevelFull, and cancelling ctx
+// kills its whole process group at every level. It returns ErrUnavailable
 // (wrapped, with the reason) when the mode cannot be honoured.
+//
+// The helper exits 125 when it cannot build the sandbox (one line on
+// stderr says why), 126 when the command cannot be executed and 127 when
+// it is not found, like env(1); any other status is the command's own.
 func (l *Launcher) Command(ctx context.Context, p Policy, env []string, argv ...string) (*exec.Cmd, error) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = p.Cwd, env
-	return cmd, nil
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, errors.New("sandbox: empty command")
+	}
+	if !filepath.IsAbs(p.Cwd) {
+		return nil, fmt.Errorf("sandbox: cwd %q is not absolute", p.Cwd)
+	}
+	switch {
+	case l.mode == ModeStrict && l.status.Level != LevelFull:
+		return nil, fmt.Errorf("%w: strict mode needs user namespaces: %s", ErrUnavailable, l.status.Detail)
+	case l.mode == ModeOff || l.status.Level == LevelNone:
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Env = withTmpdir(env, p.TempDir)
+		return finish(cmd, p.Cwd, LevelNone, true), nil
+	}
+	spec := helperSpec{Policy: p, Level: l.status.Level, ABI: l.status.LandlockABI}
+	spec.ReadOnlyPaths = append(slices.Clone(p.ReadOnlyPaths), DefaultReadOnly(p.Cwd)...)
+	ensureHooksDir(p.Cwd)
+	js, err := json.Marshal(spec)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
+	}
+	args := append([]string{HelperArg, string(js), "--"}, argv...)
+	cmd := exec.CommandContext(ctx, l.exe, args...)
+	cmd.Env = withTmpdir(env, p.TempDir)
+	if l.status.Level == LevelFull {
+		cmd.Env = withTmpdir(env, "/tmp") // TempDir, or a fresh tmpfs, is /tmp inside
+	}
+	return finish(cmd, p.Cwd, l.status.Level, p.Network), nil
+}
+
+// helperSpec is the POLICY-JSON argument of HelperArg: the policy plus
+// what the parent decided to build, so that the helper does not probe.
+type helperSpec struct {
+	Policy
+	Level Level `json:"level"`
+	ABI   int   `json:"landlock_abi"` // Landlock rights to handle; 0 = none
+	Probe bool  `json:"probe,omitempty"`
+}
+
+// withTmpdir returns env with TMPDIR set to dir (replacing any TMPDIR the
+// caller passed: the host's may not be writable inside), or env itself
+// when dir is "".
+func withTmpdir(env []string, dir string) []string {
+	if dir == "" {
+		return env
+	}
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
+	return append(out, "TMPDIR="+dir)
 }
 
 // MaybeHelper runs the helper and exits when os.Args asks for HelperArg.
 // The binary's main and the TestMain of every package whose tests run
 // sandboxed commands call it first.
-func MaybeHelper() {}
+func MaybeHelper() {
+	if len(os.Args) > 1 && os.Args[1] == HelperArg {
+		runHelper(os.Args[2:]) // never returns
+	}
+}

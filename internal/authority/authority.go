@@ -9,6 +9,7 @@ import (
 
 	"github.com/hermes-gateway/hermes/internal/events"
 	"github.com/hermes-gateway/hermes/internal/protocol"
+	"github.com/hermes-gateway/hermes/internal/sandbox"
 	"github.com/hermes-gateway/hermes/internal/session"
 	"github.com/hermes-gateway/hermes/internal/store"
 	"github.com/hermes-gateway/hermes/internal/tools"
@@ -26,7 +27,16 @@ type Settings struct {
 	ClarifyTimeout  time.Duration                // 0 = wait until answered
 	ContextWindow   int
 	Compression     Compression
+	// Sandbox is the profile's sandbox.* now: frozen into new sessions by
+	// Defaults, and used as is by sessions whose receipt has none.
+	Sandbox session.SandboxPolicy
+	// EnvPassthrough is terminal.env_passthrough, read live.
+	EnvPassthrough []string
 }
+
+// SandboxStatus is what the tool sandbox enforces; the alias lets the
+// server carry it to runtime.describe without importing package sandbox.
+type SandboxStatus = sandbox.Status
 
 // Compression mirrors config.yaml compression.
 type Compression struct {
@@ -51,6 +61,11 @@ type Config struct {
 	// Processes is told about every tool child process (control socket refusal).
 	Processes tools.ProcessTracker
 	SkillsDir string
+	// ProfileHome is $HERMES_HOME: always hidden from tool processes.
+	ProfileHome string
+	// Launcher returns the sandbox launcher of a mode (the daemon keeps one
+	// per mode); nil runs tool processes bare (tests that say so).
+	Launcher func(sandbox.Mode) *sandbox.Launcher
 	// OnFenced, when set, is called once when a write finds the epoch
 	// fenced: another gateway owns the database, so this one should stop.
 	OnFenced func()

@@ -22,9 +22,24 @@ func (a *Authority) runIsolated(ctx context.Context, t agent.Turn, pol session.P
 		BaseURL: pol.BaseURL, APIKey: key, Model: t.ModelName, Stream: t.Stream, ReasoningEffort: t.ReasoningEffort, MaxTurns: t.MaxTurns,
 		System: t.System, History: t.History, Input: t.Input, Toolsets: pol.Toolsets,
 		Cwd: pol.Cwd, SessionID: t.Env.SessionID, SkillsDir: a.cfg.SkillsDir,
+		Sandbox: a.workerSandbox(t.Env),
 	}
 	host := workerHost{Recorder: t.Recorder, env: t.Env}
 	return worker.Run(ctx, a.cfg.WorkerCommand, spec, host)
+}
+
+// workerSandbox hands the session's sandbox to the worker, whose tools
+// run in its own process: safe mode never skips the sandbox. The worker's
+// binary serves the helper. terminal.env_passthrough is not sent: the
+// worker's environment is fresh, and safe mode ignores user config.
+func (a *Authority) workerSandbox(env *tools.Env) *worker.SandboxSpec {
+	if env.Sandbox == nil {
+		return nil
+	}
+	return &worker.SandboxSpec{
+		Exe: a.cfg.WorkerCommand[0], Mode: env.Sandbox.Status().Mode, Policy: env.SandboxPolicy,
+		ProfileHome: env.ProfileHome, WritableRoots: env.WritableRoots, ProtectedPaths: env.ProtectedPaths,
+	}
 }
 
 // workerHost is the daemon side of an isolated turn.

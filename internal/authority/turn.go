@@ -115,8 +115,10 @@ func systemPrompt(sid string, pol session.Policy) string {
 	return agent.SystemPrompt(in)
 }
 
+// toolEnv is the Env of one turn's tools. Yolo reaches only the approver:
+// the sandbox applies to every session.
 func (a *Authority) toolEnv(l *live, pol session.Policy, s stamp) *tools.Env {
-	return &tools.Env{
+	env := &tools.Env{
 		SessionID: l.id,
 		Cwd:       pol.Cwd,
 		Approver:  &approver{a: a, l: l, s: s, yolo: pol.Yolo},
@@ -126,6 +128,8 @@ func (a *Authority) toolEnv(l *live, pol session.Policy, s stamp) *tools.Env {
 		Todos:     l.todos,
 		SkillsDir: a.cfg.SkillsDir,
 	}
+	a.sandboxEnv(env, l.id, pol, a.cfg.Settings())
+	return env
 }
 
 func (a *Authority) history(ctx context.Context, phys string) ([]model.Message, error) {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/hermes-gateway/hermes/internal/sandbox"
 )
 
 // helperArg makes the test binary act as a misbehaving worker (argv
@@ -18,6 +20,7 @@ import (
 const helperArg = "worker-helper"
 
 func TestMain(m *testing.M) {
+	sandbox.MaybeHelper()
 	if len(os.Args) == 3 && os.Args[1] == helperArg {
 		os.Exit(helperWorker(os.Args[2]))
 	}

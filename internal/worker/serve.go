@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/hermes-gateway/hermes/internal/agent"
 	"github.com/hermes-gateway/hermes/internal/model"
+	"github.com/hermes-gateway/hermes/internal/sandbox"
 	"github.com/hermes-gateway/hermes/internal/tools"
 )
 
@@ -75,10 +77,25 @@ func runTurn(ctx context.Context, s Spec, r *remote) agent.Result {
 		System:          s.System,
 		Input:           s.Input,
 		Tools:           ts,
-		Env: &tools.Env{
-			SessionID: s.SessionID, Cwd: s.Cwd, SkillsDir: s.SkillsDir,
-			Approver: r, Clarifier: r, UI: r, Processes: r,
-		},
-		Recorder: r,
+		Env:             toolEnv(s, r),
+		Recorder:        r,
 	})
+}
+
+// toolEnv is the worker's tool Env: callbacks over the pipe, and the
+// session's sandbox with a Launcher of the worker's own.
+func toolEnv(s Spec, r *remote) *tools.Env {
+	env := &tools.Env{
+		SessionID: s.SessionID, Cwd: s.Cwd, SkillsDir: s.SkillsDir,
+		Approver: r, Clarifier: r, UI: r, Processes: r,
+	}
+	if b := s.Sandbox; b != nil {
+		exe := b.Exe
+		if exe == "" {
+			exe, _ = os.Executable()
+		}
+		env.Sandbox, env.SandboxPolicy = sandbox.New(exe, b.Mode), b.Policy
+		env.ProfileHome, env.WritableRoots, env.ProtectedPaths = b.ProfileHome, b.WritableRoots, b.ProtectedPaths
+	}
+	return env
 }

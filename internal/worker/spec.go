@@ -8,6 +8,7 @@ import (
 
 	"github.com/hermes-gateway/hermes/internal/agent"
 	"github.com/hermes-gateway/hermes/internal/model"
+	"github.com/hermes-gateway/hermes/internal/sandbox"
 	"github.com/hermes-gateway/hermes/internal/tools"
 )
 
@@ -29,6 +30,22 @@ type Spec struct {
 	Cwd             string          `json:"cwd,omitempty"` // the worker's directory and tools.Env.Cwd
 	SessionID       string          `json:"session_id,omitempty"`
 	SkillsDir       string          `json:"skills_dir,omitempty"`
+	// Sandbox is how the worker's tool processes run: the daemon sends the
+	// session's; nil runs them bare (only a daemon wired without a
+	// launcher, in tests). Safe mode and yolo never skip it.
+	Sandbox *SandboxSpec `json:"sandbox,omitempty"`
+}
+
+// SandboxSpec is the session's sandbox for a worker: the worker builds its
+// own Launcher (Exe in Mode) and runs every tool command under Policy.
+type SandboxSpec struct {
+	Exe    string         `json:"exe"` // the hermes binary serving sandbox-exec; "" = the worker's own
+	Mode   sandbox.Mode   `json:"mode"`
+	Policy sandbox.Policy `json:"policy"` // Cwd is filled per command
+	// What the file tools treat specially (tools.Env fields of the same name).
+	ProfileHome    string   `json:"profile_home,omitempty"`
+	WritableRoots  []string `json:"writable_roots,omitempty"`
+	ProtectedPaths []string `json:"protected_paths,omitempty"`
 }
 
 // LogValue describes the spec without the API key, the prompt or the history.
@@ -37,8 +54,16 @@ func (s Spec) LogValue() slog.Value {
 		slog.String("base_url", s.BaseURL), slog.String("model", s.Model),
 		slog.Bool("api_key_set", s.APIKey != ""), slog.Int("history", len(s.History)),
 		slog.Any("toolsets", s.Toolsets), slog.String("cwd", s.Cwd),
-		slog.String("session_id", s.SessionID),
+		slog.String("session_id", s.SessionID), slog.Any("sandbox_mode", s.sandboxMode()),
 	)
+}
+
+// sandboxMode is the spec's sandbox mode for the log; "none" = bare.
+func (s Spec) sandboxMode() sandbox.Mode {
+	if s.Sandbox == nil {
+		return "none"
+	}
+	return s.Sandbox.Mode
 }
 
 // Host is the daemon side of a worker: everything the worker asks of the

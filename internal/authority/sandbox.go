@@ -1,0 +1,160 @@
+package authority
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/hermes-gateway/hermes/internal/sandbox"
+	"github.com/hermes-gateway/hermes/internal/session"
+	"github.com/hermes-gateway/hermes/internal/tools"
+)
+
+// shellStartupFiles run code in every later shell of the user: file tools
+// always ask before writing them, wherever the writable roots are.
+var shellStartupFiles = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".config/fish/config.fish",
+}
+
+// sandboxEnv fills the sandbox part of a tool Env from the session's
+// frozen sandbox settings (the profile's current ones for receipts older
+// than the sandbox): the launcher for the frozen mode, the policy every
+// command runs under, and the paths file tools treat specially.
+func (a *Authority) sandboxEnv(env *tools.Env, sid string, pol session.Policy, set Settings) {
+	box := pol.Sandbox
+	if box == nil {
+		box = &set.Sandbox
+	}
+	hidden := append(a.profileHomePaths(), expandPaths(box.HiddenPaths)...)
+	writable := expandPaths(box.WritableRoots)
+	env.ProfileHome = a.cfg.ProfileHome
+	env.WritableRoots = writable
+	env.ProtectedPaths = append(append([]string{}, hidden...), startupFiles()...)
+	env.EnvPassthrough = set.EnvPassthrough
+	env.SandboxPolicy = sandbox.Policy{
+		Cwd:           pol.Cwd,
+		WritableRoots: writable,
+		HiddenPaths:   hidden,
+		ReadOnlyPaths: defaultReadOnly(pol.Cwd),
+		TempDir:       a.sessionTempDir(sid),
+		Network:       box.Network,
+	}
+	if a.cfg.Launcher != nil {
+		env.Sandbox = a.cfg.Launcher(sandbox.Mode(box.Mode))
+	}
+}
+
+// profileHomePaths is the profile home as configured and, when it differs,
+// as resolved: hiding only one spelling of a symlinked home would leave the
+// other readable.
+func (a *Authority) profileHomePaths() []string {
+	home := a.cfg.ProfileHome
+	if home == "" {
+		return nil
+	}
+	out := []string{home}
+	if real, err := filepath.EvalSymlinks(home); err == nil && real != home {
+		out = append(out, real)
+	}
+	return out
+}
+
+// expandPaths expands the ~/… and $VAR/… spellings config.yaml allows and
+// drops what does not expand to an absolute path (an unset variable).
+//
+// TODO(sandbox): switch to sandbox.ExpandPaths once the sandbox package
+// has it, so hooks and MCP servers expand the same way.
+func expandPaths(paths []string) []string {
+	home, _ := os.UserHomeDir()
+	var out []string
+	for _, p := range paths {
+		switch {
+		case p == "~":
+			p = home
+		case strings.HasPrefix(p, "~/"):
+			p = filepath.Join(home, p[2:])
+		case strings.HasPrefix(p, "$"):
+			name, rest, _ := strings.Cut(p[1:], "/")
+			p = filepath.Join(os.Getenv(strings.Trim(name, "{}")), rest)
+		}
+		if filepath.IsAbs(p) {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	return out
+}
+
+// startupFiles are the user's shell startup files (absolute).
+func startupFiles() []string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return nil
+	}
+	out := make([]string, 0, len(shellStartupFiles))
+	for _, f := range shellStartupFiles {
+		out = append(out, filepath.Join(home, f))
+	}
+	return out
+}
+
+// defaultReadOnly are the code-execution footholds inside the cwd: git runs
+// its hooks and config (core.fsmonitor, aliases) for the user later, and
+// .hermes holds the project's rules for the agent.
+//
+// TODO(sandbox): use sandbox.DefaultReadOnly once it exists (Launcher.Command
+// adds these too; listing them here keeps the file tools in step).
+func defaultReadOnly(cwd string) []string {
+	return []string{filepath.Join(cwd, ".git", "hooks"), filepath.Join(cwd, ".git", "config"), filepath.Join(cwd, ".hermes")}
+}
+
+// sessionTempDir is the session's private temp directory (the sandbox's
+// /tmp and TMPDIR): os.TempDir()/hermes-<uid>/<hash of the session id>,
+// 0700, outside the hidden profile home. "" (a fresh tmpfs per command)
+// when it cannot be made safely.
+func (a *Authority) sessionTempDir(sid string) string {
+	dir, err := privateTempDir(os.TempDir(), sid)
+	if err != nil {
+		a.log.Warn("no private temp directory for the session; its commands get a fresh /tmp each", "session_id", sid, "err", err)
+		return ""
+	}
+	return dir
+}
+
+func privateTempDir(tmp, sid string) (string, error) {
+	parent := filepath.Join(tmp, "hermes-"+strconv.Itoa(os.Getuid()))
+	sum := sha256.Sum256([]byte(sid))
+	dir := filepath.Join(parent, hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	// In a shared /tmp another user may have made parent first (or a
+	// symlink in its place): use it only if it is ours alone.
+	for _, p := range []string{parent, dir} {
+		if err := ownPrivateDir(p); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// ownPrivateDir accepts p only if it is a real directory (not a symlink)
+// of our uid, and makes it 0700.
+func ownPrivateDir(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%s is not a directory of ours (mode %v)", p, fi.Mode())
+	}
+	if fi.Mode().Perm() != 0o700 {
+		return os.Chmod(p, 0o700)
+	}
+	return nil
+}

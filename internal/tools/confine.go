@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -173,7 +175,16 @@ func (pol policy) hardline(op access, l lineage) string {
 	if _, ok := l.in(pol.config); op == accessWrite && (ok || inProfile && rel == "config.yaml") {
 		return "the gateway's config.yaml is never written by a tool"
 	}
+	if ownProc(l.path) {
+		return "the gateway's own /proc files (environment, memory) can hold keys"
+	}
 	return ""
+}
+
+// ownProc reports a path in the gateway's own /proc/<pid> directory; the
+// magic links in it (root, cwd, fd/N) are resolved away before this.
+func ownProc(p string) bool {
+	return within("/proc/"+strconv.Itoa(os.Getpid()), p)
 }
 
 func (pol policy) protectedBy(l lineage) string {

@@ -156,6 +156,9 @@ func TestHardline(t *testing.T) {
 		{"read_file", map[string]any{"path": fmt.Sprintf("/dev/fd/%d", f.Fd())}},
 		{"read_file", map[string]any{"path": fmt.Sprintf("/proc/thread-self/fd/%d", f.Fd())}},
 		{"search_files", map[string]any{"pattern": "sk-", "path": "envlink"}},
+		{"read_file", map[string]any{"path": "/proc/self/environ"}},
+		{"read_file", map[string]any{"path": "/proc/thread-self/environ"}},
+		{"search_files", map[string]any{"pattern": "=", "path": "/proc/self/"}},
 	}
 	before := h.snapshot(t)
 	for _, tt := range tests {

@@ -69,6 +69,9 @@ const (
 // Run is the daemon: it returns nil after a graceful stop, an *ExitError for
 // a start-up refusal, or another error.
 func Run(ctx context.Context, opts Options) error {
+	if err := guardHome(opts.Home); err != nil { // before anything touches the home
+		return err
+	}
 	home, err := prepareHome(opts.Home)
 	if err != nil {
 		return err
@@ -192,7 +195,7 @@ func (d *daemon) beginEpoch(ctx context.Context) error {
 		d.log.Warn("interrupted execution marked unknown", "session_id", e.SessionID, "admission_id", e.AdmissionID)
 	}
 	faults.Hit(faults.RecoveryAfterUnknown)
-	d.hub = events.NewHub(events.Options{})
+	d.hub = events.NewHub(events.Options{BufferBytes: d.cfg.Gateway.ViewerBufferBytes})
 	d.tickets = auth.NewTickets(d.profileID, d.instanceID)
 	killOrphanTools(d.home, d.log)
 	d.procs = newProcTracker(filepath.Join(d.home, toolGroupsFile))

@@ -65,6 +65,7 @@ func (d *daemon) listen() error {
 		Authority: d.auth, Tickets: d.tickets, Logger: d.log,
 		MaxFrameBytes: d.cfg.Gateway.MaxFrameBytes, LegacyToken: token,
 		Gated: d.cfg.Gated(), PublicOrigin: publicOrigin(d.cfg.Dashboard.PublicURL),
+		MaxConnections: d.cfg.Gateway.MaxConnections, WriteTimeout: d.cfg.Gateway.WriteTimeout.Std(),
 		Dashboard: dash,
 	})
 	d.dash = dash

@@ -31,7 +31,7 @@ type conn struct {
 
 func (s *Server) serveConn(ctx context.Context, ws *websocket.Conn, p auth.Principal) {
 	c := &conn{s: s, p: p, ws: ws, subs: map[string]*events.Subscription{}}
-	c.rpc = rpc.NewConn(rpc.WebSocketStream(ws), rpc.Options{Mux: c.mux(), Logger: s.log})
+	c.rpc = rpc.NewConn(rpc.WebSocketStream(ws), rpc.Options{Mux: c.mux(), Logger: s.log, WriteTimeout: s.cfg.WriteTimeout})
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)

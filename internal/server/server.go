@@ -36,7 +36,24 @@ type Config struct {
 	// ws-ticket) behind the same Host gate, and authenticates the
 	// dashboard's WebSocket credentials (?ticket=, ?internal=).
 	Dashboard Dashboard
+	// MaxConnections caps concurrent TCP connections (HTTP and WebSocket);
+	// one more is answered 503 and closed. 0 = DefaultMaxConnections.
+	MaxConnections int
+	// WriteTimeout closes a WebSocket whose frame write blocks longer
+	// (gateway.write_timeout). 0 = DefaultWriteTimeout.
+	WriteTimeout time.Duration
 }
+
+// HTTP timeouts. Both apply to plain HTTP only: a WebSocket, once
+// upgraded, is bounded by WriteTimeout and the connection cap.
+const (
+	// readHeaderTimeout bounds a client that connects and sends nothing.
+	readHeaderTimeout = 10 * time.Second
+	// idleTimeout closes a keep-alive connection with no request in flight.
+	idleTimeout = 60 * time.Second
+	// DefaultWriteTimeout is Config.WriteTimeout when 0.
+	DefaultWriteTimeout = 10 * time.Second
+)
 
 // Dashboard is the dashboard's side of the gate (internal/dashboard).
 type Dashboard interface {
@@ -75,28 +92,35 @@ func New(cfg Config) *Server {
 	if cfg.MaxFrameBytes <= 0 {
 		cfg.MaxFrameBytes = 1 << 20
 	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
 	return &Server{cfg: cfg, log: cfg.Logger, conns: map[*conn]struct{}{}}
 }
 
 // Serve answers HTTP on ln until ctx is done, then closes every connection
-// and returns after their goroutines exited.
+// and returns after their goroutines exited. At most Config.MaxConnections
+// connections are open at once; one more is refused at accept.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	s.port = port
+	capped := newCapListener(ln, s.cfg.MaxConnections)
 	hs := &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(capped) }()
 	<-ctx.Done()
 	shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	_ = hs.Shutdown(shut)
 	s.closeAll()
 	s.wg.Wait()
+	capped.wait()
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

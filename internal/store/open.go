@@ -56,8 +56,9 @@ func dsn(path, params string) string {
 }
 
 // Open opens or creates the database at path. It runs PRAGMA quick_check
-// before anything can write (ErrCorrupt, file untouched), then the pending
-// migrations in one transaction, then prepares the write statements.
+// before anything can write (ErrCorrupt, file untouched), makes the files
+// owner-only (ensurePrivateFiles), then runs the pending migrations in one
+// transaction and prepares the write statements.
 func Open(ctx context.Context, path string) (*Store, error) {
 	s := &Store{path: path}
 	took, err := quickCheck(ctx, path)
@@ -65,6 +66,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	s.checkTook = took
+	if err := ensurePrivateFiles(path); err != nil {
+		return nil, err
+	}
 	if s.w, err = sql.Open("sqlite", dsn(path, writerParams)); err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -172,6 +176,39 @@ func (s *Store) Checkpoint(ctx context.Context) error {
 	}
 	if busy != 0 {
 		return fmt.Errorf("checkpoint: a reader blocked it (%d of %d frames copied)", done, logFrames)
+	}
+	return nil
+}
+
+// privateMode is the mode of the database and its -wal and -shm files.
+const privateMode fs.FileMode = 0o600
+
+// ensurePrivateFiles creates the database file 0600 when it is missing
+// (SQLite would create it 0644 less the umask, and it gives the -wal and
+// -shm files it creates the database file's mode), and takes group and
+// other bits away from an existing database, -wal or -shm file. Only
+// metadata changes: the bytes stay as they are.
+func ensurePrivateFiles(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, privateMode)
+	if err == nil {
+		return f.Close()
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("stat %s: %w", p, err)
+		}
+		if fi.Mode().Perm()&^privateMode != 0 {
+			if err := os.Chmod(p, privateMode); err != nil {
+				return fmt.Errorf("restrict %s to its owner: %w", p, err)
+			}
+		}
 	}
 	return nil
 }

@@ -180,3 +180,48 @@ func TestCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The database and the -wal and -shm files SQLite makes next to it are
+// owner-only, whatever the umask; an existing world-readable one is
+// restricted on open.
+func TestOpenFilesArePrivate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.db")
+	st, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.EnsureProfileID(t.Context()); err != nil { // a write: the WAL exists now
+		t.Fatal(err)
+	}
+	checkModes := func(when string) {
+		t.Helper()
+		for _, p := range []string{path, path + "-wal", path + "-shm"} {
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+			if m := fi.Mode().Perm(); m != 0o600 {
+				t.Errorf("%s: %s mode %04o, want 0600", when, filepath.Base(p), m)
+			}
+		}
+	}
+	checkModes("new database")
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path+"-wal", 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path+"-shm", 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st2, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkModes("reopened")
+	_ = st2.Close()
+	_ = st.Close()
+}

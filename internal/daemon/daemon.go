@@ -69,6 +69,9 @@ const (
 // Run is the daemon: it returns nil after a graceful stop, an *ExitError for
 // a start-up refusal, or another error.
 func Run(ctx context.Context, opts Options) error {
+	if err := setNonDumpable(); err != nil { // first: before any key is read
+		return err
+	}
 	if err := guardHome(opts.Home); err != nil { // before anything touches the home
 		return err
 	}
@@ -107,6 +110,7 @@ type daemon struct {
 	tickets    *auth.Tickets
 	auth       *authority.Authority
 	procs      *procTracker
+	sandboxes  *launchers
 	ln         net.Listener
 	srv        *server.Server
 	dash       server.Dashboard
@@ -157,6 +161,9 @@ func (d *daemon) start(ctx context.Context) error {
 	if err := d.loadConfig(); err != nil {
 		return err
 	}
+	if err := d.openSandbox(); err != nil {
+		return err
+	}
 	if err := d.openStore(ctx); err != nil {
 		return err
 	}
@@ -203,6 +210,7 @@ func (d *daemon) beginEpoch(ctx context.Context) error {
 		Store: d.st, Hub: d.hub, ProfileID: d.profileID, InstanceID: d.instanceID, Epoch: epoch,
 		Logger: d.log, Settings: d.settings.Settings, AppendAllowlist: d.settings.appendAllowlist,
 		Processes: d.procs, SkillsDir: filepath.Join(d.home, "skills"), WorkerCommand: d.opts.WorkerCommand,
+		ProfileHome: d.home, Launcher: d.sandboxes.For,
 		OnFenced: func() { d.fenceOnce.Do(func() { close(d.fenced) }) },
 	})
 	return nil

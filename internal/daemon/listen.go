@@ -66,7 +66,7 @@ func (d *daemon) listen() error {
 		MaxFrameBytes: d.cfg.Gateway.MaxFrameBytes, LegacyToken: token,
 		Gated: d.cfg.Gated(), PublicOrigin: publicOrigin(d.cfg.Dashboard.PublicURL),
 		MaxConnections: d.cfg.Gateway.MaxConnections, WriteTimeout: d.cfg.Gateway.WriteTimeout.Std(),
-		Dashboard: dash,
+		Dashboard: dash, Sandbox: d.sandboxStatus,
 	})
 	d.dash = dash
 	ctl, err := control.Listen(filepath.Join(d.home, "gateway.sock"), d, control.Options{Logger: d.log, IsToolProcess: d.procs.IsToolProcess})
@@ -110,9 +110,11 @@ func (d *daemon) legacyToken() (string, error) {
 // Identify answers the control socket's identify verb.
 func (d *daemon) Identify() control.Identity {
 	state, _ := d.state.Load().(string)
+	box := d.sandboxStatus()
 	return control.Identity{
 		State: state, PID: os.Getpid(), InstanceID: d.instanceID, AuthorityEpoch: d.epoch,
 		ProfileID: d.profileID, APIOrigin: d.apiOrigin(), Capabilities: protocol.RuntimeCapabilities,
+		SandboxMode: string(box.Mode), SandboxLevel: string(box.Level), LandlockABI: box.LandlockABI,
 	}
 }
 

@@ -85,6 +85,8 @@ func (s *settingsSource) build(cfg config.Config, env map[string]string) authori
 			Enabled: cfg.Compression.Enabled, Threshold: cfg.Compression.Threshold,
 			ProtectFirstN: cfg.Compression.ProtectFirstN, ProtectLastN: cfg.Compression.ProtectLastN,
 		},
+		Sandbox:        sandboxSettings(cfg.Sandbox),
+		EnvPassthrough: cfg.Terminal.EnvPassthrough,
 	}
 }
 
@@ -102,11 +104,14 @@ func defaultsFrom(cfg config.Config, home string, snapshot map[string]any) sessi
 		SkillsDir: filepath.Join(home, "skills"), ConfigSnapshot: snapshot,
 		AllowInsecureHTTP: cfg.Model.AllowInsecureHTTP,
 	}
+	profileBox := sandboxSettings(cfg.Sandbox)
+	d.Sandbox = &profileBox
 	code := config.Defaults()
 	d.CodeDefaults = &session.Defaults{
 		HomeDir: userHome, Model: code.Model.Default, Provider: code.Model.Provider, BaseURL: code.Model.BaseURL,
 		MaxTurns: code.Agent.MaxTurns, Streaming: code.Streaming.Enabled, PlatformToolsets: code.PlatformToolsets,
 		ConfigSnapshot: config.Snapshot(code),
+		Sandbox:        safeModeSandbox(sandboxSettings(code.Sandbox), profileBox),
 	}
 	return d
 }

@@ -42,6 +42,8 @@ type Config struct {
 	// WriteTimeout closes a WebSocket whose frame write blocks longer
 	// (gateway.write_timeout). 0 = DefaultWriteTimeout.
 	WriteTimeout time.Duration
+	// Sandbox reports the tool sandbox in force (runtime.describe); nil = unknown.
+	Sandbox func() authority.SandboxStatus
 }
 
 // HTTP timeouts. Both apply to plain HTTP only: a WebSocket, once

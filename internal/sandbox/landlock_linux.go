@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -92,8 +94,16 @@ func applyLandlock(spec helperSpec) error {
 
 // landlockRules: read and execute everywhere, everything beneath the
 // writable roots, the temp dir and /dev (/dev/null, the terminal, /dev/shm).
-// At LevelLandlock "everywhere" and the writable roots have holes for the
-// hidden and read-only paths (allowExcept), as no mount covers them.
+//
+// At LevelLandlock no mount covers the hidden paths, so the grants have
+// holes there (allowExcept). A rule on a directory covers everything
+// beneath it, so a directory that holds a hidden path gets no rule of its
+// own: nothing can be created or removed directly in it (in the home
+// directory, when it is the cwd), while its other entries stay readable or
+// writable. Listing is granted everywhere (READ_DIR on /), so ls works in
+// those directories; the price is that the names, never the contents,
+// inside a hidden directory are listable. ReadOnlyPaths are not enforced
+// at this level: a hole for .git/hooks would freeze the cwd itself.
 func landlockRules(spec helperSpec, all uint64) []llRule {
 	writable := append([]string{spec.Cwd, "/dev"}, spec.WritableRoots...)
 	if spec.Level == LevelFull || spec.TempDir == "" {
@@ -108,14 +118,13 @@ func landlockRules(spec helperSpec, all uint64) []llRule {
 		}
 		return rules
 	}
-	hidden := resolveAll(spec.HiddenPaths)
-	var rules []llRule
+	hidden := existing(resolveAll(spec.HiddenPaths))
+	rules := []llRule{{"/", unix.LANDLOCK_ACCESS_FS_READ_DIR, false}}
 	for _, p := range allowExcept("/", hidden) {
 		rules = append(rules, llRule{p, llRead, p != "/"})
 	}
-	noWrite := append(hidden, resolveAll(spec.ReadOnlyPaths)...)
 	for _, w := range writable {
-		for _, p := range allowExcept(w, noWrite) {
+		for _, p := range allowExcept(w, hidden) {
 			rules = append(rules, llRule{p, all, p != w})
 		}
 	}
@@ -167,4 +176,13 @@ func resolveAll(paths []string) []string {
 		out = append(out, filepath.Clean(p))
 	}
 	return out
+}
+
+// existing drops the paths that do not exist: there is nothing to hide, and
+// a hole for one would freeze its parent for no gain.
+func existing(paths []string) []string {
+	return slices.DeleteFunc(paths, func(p string) bool {
+		_, err := os.Lstat(p)
+		return err != nil
+	})
 }

@@ -1,6 +1,8 @@
 package gatewaytest
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hermes-gateway/hermes/internal/modeltest"
@@ -28,6 +30,12 @@ func NewFixture(t testing.TB, cfg Config, tags ...string) *Fixture {
 	f := &Fixture{T: t, Bin: Build(t, tags...), Model: modeltest.New(t), Turns: NewTurns(), Ledger: NewLedger(t)}
 	f.Model.Handle(f.Turns.Reply)
 	cfg.ModelURL = f.Model.URL()
+	// Tools run sandboxed: the ledger (outside every cwd, under the host
+	// /tmp the sandbox replaces) must be a writable root for the effects a
+	// test counts. A test that configures the sandbox itself says so.
+	if !strings.Contains(cfg.Extra, "sandbox:") {
+		cfg.Extra += "sandbox: {writable_roots: [" + q(filepath.Dir(f.Ledger.Path)) + "]}\n"
+	}
 	f.Config = cfg
 	f.Home = NewHome(t, cfg.YAML())
 	return f

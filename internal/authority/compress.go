@@ -81,7 +81,9 @@ func (a *Authority) summarize(ctx context.Context, l *live, middle []store.Messa
 		},
 	}, nil)
 	if err != nil {
-		return "", protocol.Errorf(protocol.ReasonStorageUnavailable, "the model could not summarize: %v", err)
+		// The cause (logged) may name the endpoint; the detail never does.
+		return "", &protocol.Error{Reason: protocol.ReasonModelUnavailable,
+			Detail: "compression needs a summary from the model, which failed; see the gateway log", Cause: err}
 	}
 	return resp.Message.Content, nil
 }

@@ -222,8 +222,11 @@ func (c *Client) cutErr(parent, ctx context.Context, err error, started bool) er
 		out = fmt.Errorf("%w: no data for %s", ErrIdleTimeout, c.cfg.IdleTimeout)
 	case errors.Is(cause, errAttemptTimeout):
 		return fmt.Errorf("%w after %s", errAttemptTimeout, c.cfg.Timeout)
+	case started:
+		// Not %w: the transport error's text carries the endpoint URL.
+		return fmt.Errorf("%w (%s)", ErrStreamIncomplete, transportClass(err))
 	default:
-		out = fmt.Errorf("model: %w", err)
+		out = fmt.Errorf("%w (%s)", ErrUnreachable, transportClass(err))
 	}
 	if started {
 		return fmt.Errorf("%w: %w", ErrStreamIncomplete, out)

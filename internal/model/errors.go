@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Sentinel errors. Callers fail the turn on any of them; none is retried
@@ -24,8 +28,17 @@ var (
 	ErrTooLarge = errors.New("model: response line too large")
 )
 
+// ErrUnreachable: the request did not get a reply (connection refused,
+// DNS, TLS, reset before any byte). Its text names the class of failure,
+// never the endpoint URL.
+var ErrUnreachable = errors.New("model: endpoint unreachable")
+
 // APIError is an HTTP or API-level error reported by the server. Retryable
 // is true for 408, 429 and 5xx; Complete retries those only before output.
+//
+// Error() is public-safe: the status and the (sanitized) type and code,
+// never Message, which is upstream text that may carry URLs, account
+// details or echoed input. Message is for the log only (LogValue).
 type APIError struct {
 	Status  int // HTTP status; 0 for an error event inside a stream
 	Type    string
@@ -43,14 +56,51 @@ func (e *APIError) Error() string {
 	} else {
 		b.WriteString("stream error")
 	}
-	if e.Type != "" || e.Code != "" {
-		fmt.Fprintf(&b, " (%s)", strings.Trim(e.Type+" "+e.Code, " "))
-	}
-	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
+	if t := strings.Trim(label(e.Type)+" "+label(e.Code), " "); t != "" {
+		fmt.Fprintf(&b, " (%s)", t)
 	}
 	return b.String()
+}
+
+// LogValue includes the upstream message for the gateway log (whose
+// handler scrubs URLs and key-looking strings).
+func (e *APIError) LogValue() slog.Value {
+	return slog.GroupValue(slog.Int("status", e.Status), slog.String("type", label(e.Type)),
+		slog.String("code", label(e.Code)), slog.String("message", string(truncate([]byte(e.Message), 512))))
+}
+
+// label keeps an upstream type or code only if it is a short identifier
+// (server_error, rate_limit_exceeded, 429); anything else is dropped.
+func label(s string) string {
+	if len(s) > 64 {
+		return ""
+	}
+	for _, r := range s {
+		ok := r == '_' || r == '-' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !ok {
+			return ""
+		}
+	}
+	return s
+}
+
+// transportClass names a transport failure without its URL or addresses.
+func transportClass(err error) string {
+	var dns *net.DNSError
+	var op *net.OpError
+	switch {
+	case errors.As(err, &dns):
+		return "host name not resolved"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "connection reset"
+	case errors.As(err, &op) && op.Timeout():
+		return "timed out"
+	case strings.Contains(err.Error(), "tls:") || strings.Contains(err.Error(), "x509:"):
+		return "TLS handshake failed"
+	}
+	return "transport error"
 }
 
 // retryableStatus reports whether an HTTP status is worth a retry.

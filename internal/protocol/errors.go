@@ -9,6 +9,10 @@ const (
 	CodeUnknownMethod  = -32601
 	CodeDomain         = 4001
 	CodeStorage        = 5001
+	// CodeModel: the model endpoint failed (reason model_unavailable). Like
+	// 5001 it is not the request's fault and the same request may succeed
+	// later; unlike 5001 nothing of the gateway's own state is damaged.
+	CodeModel = 5002
 )
 
 // Reason is a domain error reason: the message and data.reason of an error.
@@ -30,7 +34,11 @@ const (
 	ReasonUnknownSkill       Reason = "unknown_skill"
 	ReasonOverloaded         Reason = "overloaded"
 	ReasonStorageUnavailable Reason = "storage_unavailable"
-	ReasonUnknownMethod      Reason = "unknown_method"
+	// ReasonModelUnavailable (code 5002): the model could not answer a
+	// request the gateway made for the client (compression). The detail
+	// never holds upstream text, the endpoint URL or a key.
+	ReasonModelUnavailable Reason = "model_unavailable"
+	ReasonUnknownMethod    Reason = "unknown_method"
 )
 
 // Code is the JSON-RPC error code of a reason.
@@ -38,6 +46,8 @@ func (r Reason) Code() int {
 	switch r {
 	case ReasonStorageUnavailable:
 		return CodeStorage
+	case ReasonModelUnavailable:
+		return CodeModel
 	case ReasonUnknownMethod:
 		return CodeUnknownMethod
 	}

@@ -130,3 +130,31 @@ func TestStopReason(t *testing.T) {
 		t.Errorf("failed: %v", err)
 	}
 }
+
+// TestPermissionTitleEscaped (issue 10 item 5): the title an editor shows
+// for an approval, and a tool call's title and output, carry no raw
+// control or bidi characters.
+func TestPermissionTitleEscaped(t *testing.T) {
+	t.Parallel()
+	req := approvalRequest("s1", "c1", protocol.ApprovalRequestPayload{Command: "rm -rf ~\x1b[2K\recho ok\u202e", Choices: protocol.ApprovalChoices})
+	call := req["toolCall"].(map[string]any)
+	if got := call["title"]; got != `rm -rf ~\x1b[2K\recho ok\u202e` {
+		t.Errorf("permission title %q", got)
+	}
+	if raw := call["rawInput"].(map[string]string); raw["command"] != "rm -rf ~\x1b[2K\recho ok\u202e" {
+		t.Errorf("rawInput changed: %q", raw["command"])
+	}
+	ev := func(typ string, p any) protocol.Event {
+		b, _ := json.Marshal(p)
+		return protocol.Event{Type: typ, Payload: b}
+	}
+	got := update(ev(protocol.EventToolStart, protocol.ToolStartPayload{ToolID: "c1", Name: "terminal", Args: json.RawMessage(`{"command":"cat x\u001b]0;t\u0007"}`)}))
+	if got[0]["title"] != `terminal: cat x\x1b]0;t\x07` {
+		t.Errorf("tool_call title %q", got[0]["title"])
+	}
+	got = update(ev(protocol.EventToolComplete, protocol.ToolCompletePayload{ToolID: "c1", Name: "terminal", Result: "a\x1b[31m\nb"}))
+	b, _ := json.Marshal(got)
+	if strings.Contains(string(b), `\u001b`) || !strings.Contains(string(b), `a\\x1b[31m\nb`) {
+		t.Errorf("tool output: %s", b)
+	}
+}

@@ -19,21 +19,27 @@ var approvalOptions = []map[string]string{
 // ask forwards an approval to the editor as session/request_permission and
 // answers approval.respond with the chosen option (deny when cancelled).
 func (p *pump) ask(sid, toolID string, r protocol.ApprovalRequestPayload) {
-	var opts []map[string]string
-	for _, o := range approvalOptions {
-		if slices.Contains(r.Choices, o["optionId"]) {
-			opts = append(opts, o)
-		}
-	}
-	req := permissionRequest(sid, toolID, r.Command, "execute", opts,
-		map[string]string{"command": r.Command, "description": r.Description})
-	p.permission(req, func(choice string) {
+	p.permission(approvalRequest(sid, toolID, r), func(choice string) {
 		if !slices.Contains(r.Choices, choice) {
 			choice = protocol.ChoiceDeny
 		}
 		_, _ = p.g.c.RespondApproval(p.a.ctx, protocol.ApprovalRespondParams{
 			SessionID: sid, ExecutionGeneration: r.ExecutionGeneration, PromptID: r.PromptID, Choice: choice})
 	})
+}
+
+// approvalRequest is the session/request_permission of an approval. The
+// title is what the editor shows the user: escaped (protocol.Visible);
+// rawInput keeps the exact command for programs.
+func approvalRequest(sid, toolID string, r protocol.ApprovalRequestPayload) map[string]any {
+	var opts []map[string]string
+	for _, o := range approvalOptions {
+		if slices.Contains(r.Choices, o["optionId"]) {
+			opts = append(opts, o)
+		}
+	}
+	return permissionRequest(sid, toolID, protocol.Visible(r.Command), "execute", opts,
+		map[string]string{"command": r.Command, "description": r.Description})
 }
 
 // clarify offers a question's choices as permission options; a question
@@ -49,9 +55,9 @@ func (p *pump) clarify(sid, toolID string, r protocol.ClarifyRequestPayload) {
 	}
 	opts := make([]map[string]string, len(r.Choices))
 	for i, c := range r.Choices {
-		opts[i] = map[string]string{"optionId": strconv.Itoa(i), "name": c, "kind": "allow_once"}
+		opts[i] = map[string]string{"optionId": strconv.Itoa(i), "name": protocol.Visible(c), "kind": "allow_once"}
 	}
-	req := permissionRequest(sid, toolID, r.Question, "think", opts, map[string]any{"question": r.Question, "choices": r.Choices})
+	req := permissionRequest(sid, toolID, protocol.VisibleText(r.Question), "think", opts, map[string]any{"question": r.Question, "choices": r.Choices})
 	p.permission(req, func(id string) {
 		answer := ""
 		if i, err := strconv.Atoi(id); err == nil && i >= 0 && i < len(r.Choices) {

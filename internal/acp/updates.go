@@ -60,7 +60,7 @@ func toolDone(id, name, result string, failed bool) []map[string]any {
 	}
 	out := []map[string]any{{
 		"sessionUpdate": "tool_call_update", "toolCallId": id, "status": status,
-		"content": []any{map[string]any{"type": "content", "content": map[string]string{"type": "text", "text": result}}},
+		"content": []any{map[string]any{"type": "content", "content": map[string]string{"type": "text", "text": protocol.VisibleText(result)}}},
 	}}
 	if name == "todo" && !failed {
 		if p := plan(result); p != nil {
@@ -87,7 +87,7 @@ func plan(result string) map[string]any {
 		if st != "in_progress" && st != "completed" {
 			st = "pending"
 		}
-		entries = append(entries, map[string]string{"content": t.Content, "priority": "medium", "status": st})
+		entries = append(entries, map[string]string{"content": protocol.Visible(t.Content), "priority": "medium", "status": st})
 	}
 	return map[string]any{"sessionUpdate": "plan", "entries": entries}
 }
@@ -113,11 +113,11 @@ func toolTitle(name string, args json.RawMessage) string {
 	if json.Unmarshal(args, &m) == nil {
 		for _, k := range []string{"command", "path", "pattern"} {
 			if v, ok := m[k].(string); ok {
-				return name + ": " + oneLine(v)
+				return protocol.Visible(name + ": " + oneLine(v))
 			}
 		}
 	}
-	return name
+	return protocol.Visible(name)
 }
 
 func oneLine(s string) string {

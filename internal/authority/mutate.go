@@ -116,8 +116,11 @@ func rowChange(m mutation) (func(*store.Tx) error, error) {
 		var p struct {
 			Title string `json:"title"`
 		}
-		if err := strictPayload(m.params.Payload, &p); err != nil || strings.TrimSpace(p.Title) == "" || len(p.Title) > 200 {
+		if err := strictPayload(m.params.Payload, &p); err != nil {
 			return nil, protocol.Errorf(protocol.ReasonInvalidParams, "rename needs payload {title} of 1..200 characters")
+		}
+		if err := session.CheckTitle(p.Title); err != nil {
+			return nil, err
 		}
 		return func(tx *store.Tx) error { return tx.SetTitle(id, p.Title) }, nil
 	}

@@ -57,7 +57,9 @@ func (t *termAsker) line() (string, bool) {
 
 // approve loops until a choice the prompt offers; end of input denies.
 func (t *termAsker) approve(p protocol.ApprovalRequestPayload) string {
-	fmt.Fprintf(t.w, "\n⚠ approval needed: %s\n  $ %s\n", p.Description, p.Command)
+	// Visible: a command must not be able to erase or restyle its own
+	// line (ESC, CR, bidi controls are shown escaped, never sent raw).
+	fmt.Fprintf(t.w, "\n⚠ approval needed: %s\n  $ %s\n", protocol.Visible(p.Description), protocol.Visible(p.Command))
 	for {
 		fmt.Fprintf(t.w, "  %s? ", choiceHint(p.Choices))
 		s, ok := t.line()
@@ -97,9 +99,9 @@ func matchChoice(s string, choices []string) string {
 // clarify shows the question and its choices; a number picks a choice (a
 // comma-separated list when multi-select), anything else is the answer.
 func (t *termAsker) clarify(p protocol.ClarifyRequestPayload) string {
-	fmt.Fprintf(t.w, "\n? %s\n", p.Question)
+	fmt.Fprintf(t.w, "\n? %s\n", protocol.VisibleText(p.Question))
 	for i, c := range p.Choices {
-		fmt.Fprintf(t.w, "  %d) %s\n", i+1, c)
+		fmt.Fprintf(t.w, "  %d) %s\n", i+1, protocol.Visible(c))
 	}
 	fmt.Fprint(t.w, "  answer: ")
 	s, _ := t.line()
@@ -196,6 +198,10 @@ func (r *oneshot) write(s string) {
 	if s == "" {
 		return
 	}
-	_, _ = io.WriteString(r.e.io.Out, s)
+	out := s
+	if r.escape {
+		out = protocol.VisibleText(s) // a terminal shows the answer; a pipe gets its exact bytes
+	}
+	_, _ = io.WriteString(r.e.io.Out, out)
 	r.shown, r.lastNL = true, strings.HasSuffix(s, "\n")
 }

@@ -38,6 +38,7 @@ type oneshot struct {
 	gap         bool   // deltas of the current message were lost: show the rest at its end
 	shown       bool   // something was written to stdout
 	lastNL      bool   // the last byte written to stdout was '\n'
+	escape      bool   // stdout is a terminal: the answer is shown protocol.VisibleText
 	settled     map[string]bool
 	done        *protocol.MessageCompletePayload
 }
@@ -57,7 +58,7 @@ func runOneshot(ctx context.Context, e *env, o chatOptions) error {
 	if err != nil {
 		return err
 	}
-	r := &oneshot{e: e, o: o, c: c, ask: newAsker(e), settled: map[string]bool{}}
+	r := &oneshot{e: e, o: o, c: c, ask: newAsker(e), escape: isTerminal(e.io.Out), settled: map[string]bool{}}
 	defer func() { _ = r.c.Close() }()
 	if err := r.start(ctx, params, text); err != nil {
 		return err
@@ -157,7 +158,7 @@ func (r *oneshot) handleOwn(ctx context.Context, ev protocol.Event) error {
 		var p protocol.ToolStartPayload
 		r.boundary()
 		if decode(ev.Payload, &p) && !r.o.finalOnly {
-			fmt.Fprintf(r.e.io.Err, "· %s %s\n", p.Name, toolSummary(p.Name, p.Args))
+			fmt.Fprintf(r.e.io.Err, "· %s %s\n", protocol.Visible(p.Name), protocol.Visible(toolSummary(p.Name, p.Args)))
 		}
 	case protocol.EventToolComplete:
 		r.boundary()
@@ -196,7 +197,7 @@ func (r *oneshot) finish() error {
 	default:
 		msg := "the turn ended " + out
 		if r.done.Error != "" {
-			msg += ": " + r.done.Error + modelHint(r.done.Error)
+			msg += ": " + protocol.Visible(r.done.Error) + modelHint(r.done.Error)
 		}
 		return failf(exitTurnFailed, "%s", msg)
 	}
@@ -206,7 +207,8 @@ func (r *oneshot) finish() error {
 // there or refuses the key.
 func modelHint(err string) string {
 	switch {
-	case strings.Contains(err, "connection refused") || strings.Contains(err, "no such host"):
+	case strings.Contains(err, "connection refused") || strings.Contains(err, "no such host") ||
+		strings.Contains(err, "host name not resolved"):
 		return "\n(no model endpoint answers there: set model.base_url in config.yaml of the gateway home; see the README, section Point it at a model)"
 	case strings.Contains(err, "401") || strings.Contains(err, "403"):
 		return "\n(the model endpoint refused the key: put it in .env of the gateway home under model.api_key_env, e.g. OPENAI_API_KEY=…)"

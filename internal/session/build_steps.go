@@ -78,7 +78,7 @@ func (b *builder) flagsStep() error {
 	b.pol.IgnoreRules = deref(b.p.IgnoreRules, false) || b.pol.SafeMode
 	b.pol.Hidden = deref(b.p.Hidden, false)
 	if b.p.Title != nil {
-		if err := checkTitle(*b.p.Title); err != nil {
+		if err := CheckTitle(*b.p.Title); err != nil {
 			return err
 		}
 		b.pol.Title = *b.p.Title

@@ -80,6 +80,12 @@ func TestBuildRejects(t *testing.T) {
 		{"title blank", `{"title":"   "}`, protocol.ReasonInvalidParams, "title:"},
 		{"title 201", `{"title":"` + strings.Repeat("t", 201) + `"}`, protocol.ReasonInvalidParams, "title:"},
 		{"title newline", `{"title":"a\nb"}`, protocol.ReasonInvalidParams, "title:"},
+		{"title escape", `{"title":"a\u001b[2Kb"}`, protocol.ReasonInvalidParams, "title: must not contain control"},
+		{"title rlo", `{"title":"invoice\u202etxt.exe"}`, protocol.ReasonInvalidParams, "title: must not contain control characters or bidi"},
+		{"title isolate", `{"title":"a\u2067b"}`, protocol.ReasonInvalidParams, "title:"},
+		{"title lrm", `{"title":"a\u200eb"}`, protocol.ReasonInvalidParams, "title:"},
+		{"title alm", `{"title":"a\u061cb"}`, protocol.ReasonInvalidParams, "title:"},
+		{"title c1 csi", `{"title":"a\u009bb"}`, protocol.ReasonInvalidParams, "title:"},
 	}
 	e := newEnv(t)
 	for _, tt := range tests {

@@ -141,12 +141,17 @@ func parseMaxTurns(raw json.RawMessage) (int, error) {
 	return 0, bad
 }
 
-func checkTitle(t string) error {
+// CheckTitle validates a session title (session.create title and
+// session.mutate rename): 1..200 characters, not blank, no control
+// characters and no bidi controls, so that no client can be made to show
+// a title other than its text (protocol.Spoofing).
+func CheckTitle(t string) error {
 	if blank(t) || utf8.RuneCountInString(t) > maxTitle || !utf8.ValidString(t) {
 		return invalid("title: must be 1..200 characters, not blank")
 	}
-	if strings.IndexFunc(t, unicode.IsControl) >= 0 {
-		return invalid("title: must not contain control characters")
+	if strings.IndexFunc(t, unicode.IsControl) >= 0 || protocol.ContainsSpoofing(t) {
+		return invalid("title: must not contain control characters or bidi controls " +
+			"(U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)")
 	}
 	return nil
 }

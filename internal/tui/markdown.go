@@ -57,7 +57,7 @@ func blank(line string) bool { return strings.TrimSpace(ansi.Strip(line)) == "" 
 // renderMarkdown renders assistant entry i at the view width.
 func (m *Model) renderMarkdown(i int) {
 	if i >= 0 && i < len(m.entries) && m.entries[i].kind == kindAssistant {
-		m.entries[i].md = m.md.render(m.entries[i].text, m.viewWidth())
+		m.entries[i].md = m.md.render(visText(m.entries[i].text), m.viewWidth())
 	}
 }
 

@@ -60,19 +60,19 @@ func (m *Model) header(w int) string {
 	if name == "" {
 		name = "new session"
 	}
-	parts := []string{"hermes", name}
+	parts := []string{"hermes", vis(name)}
 	if m.info.Model != "" {
-		parts = append(parts, m.info.Model)
+		parts = append(parts, vis(m.info.Model))
 	}
 	if m.info.Cwd != "" {
-		parts = append(parts, m.info.Cwd)
+		parts = append(parts, vis(m.info.Cwd))
 	}
 	state := m.status
 	if m.running {
 		state += " · running"
 	}
 	if m.paused != "" {
-		state += " · paused: " + m.paused
+		state += " · paused: " + vis(m.paused)
 	}
 	sb, sbStyle := sandboxLabel(m.opts.Sandbox)
 	room := w - len(state) - 4
@@ -118,19 +118,19 @@ func (m *Model) body(w int) []string {
 func (m *Model) renderEntry(i int, e entry, w int) []string {
 	switch e.kind {
 	case kindUser:
-		return wrap(styleUser.Render("› "+e.text), w)
+		return wrap(styleUser.Render("› "+visText(e.text)), w)
 	case kindAssistant:
 		if i == m.live {
-			return wrap(e.text+"▍", w)
+			return wrap(visText(e.text)+"▍", w)
 		}
 		if e.md != nil {
-			return e.md
+			return e.md // rendered from visText(text) (markdown.go)
 		}
-		return wrap(e.text, w)
+		return wrap(visText(e.text), w)
 	case kindTool:
 		return m.toolLines(i, e, w)
 	}
-	return wrap(styleDim.Render("  · "+e.text), w)
+	return wrap(styleDim.Render("  · "+visText(e.text)), w)
 }
 
 // maxOutputLines bounds an unfolded tool output; longer outputs show their
@@ -146,9 +146,9 @@ func (m *Model) toolLines(i int, e entry, w int) []string {
 	if i == m.sel {
 		lead = "▸ "
 	}
-	line := fmt.Sprintf("%s⚙ %s %s %s", lead, e.tool, e.text, mark)
+	line := fmt.Sprintf("%s⚙ %s %s %s", lead, vis(e.tool), vis(e.text), mark)
 	if e.err != "" {
-		line += " " + styleFail.Render(e.err)
+		line += " " + styleFail.Render(vis(e.err))
 	}
 	if e.out != "" && !e.open && i == m.foldTarget() {
 		line += styleDim.Render(fmt.Sprintf("  (%s, ctrl+o)", plural(outputLines(e.out), "line")))
@@ -163,7 +163,7 @@ func (m *Model) toolLines(i int, e entry, w int) []string {
 		out = slices.Concat(out[:h], []string{fmt.Sprintf("… %s …", plural(len(out)-2*h, "more line"))}, out[len(out)-h:])
 	}
 	for _, l := range out {
-		lines = append(lines, styleDim.Render(ansi.Truncate("    │ "+strings.ReplaceAll(l, "\t", "    "), w, "…")))
+		lines = append(lines, styleDim.Render(ansi.Truncate("    │ "+strings.ReplaceAll(visText(l), "\t", "    "), w, "…")))
 	}
 	return lines
 }
@@ -176,6 +176,13 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// vis and visText escape text that came from the gateway, the model or a
+// tool before it is styled: a command, path, title or tool output must not
+// drive the terminal (ESC, CR, C1) or reorder the line (bidi controls).
+// Styling is added after, so the frame's own escapes are kept.
+func vis(s string) string     { return protocol.Visible(s) }
+func visText(s string) string { return protocol.VisibleText(s) }
 
 func wrap(s string, w int) []string {
 	return strings.Split(ansi.Wrap(s, w, ""), "\n")
@@ -194,7 +201,7 @@ func (m *Model) footer(w int) []string {
 		out = append(out, m.promptLines(w)...)
 	}
 	if m.note != "" {
-		out = append(out, wrap(styleWarn.Render(m.note), w)...)
+		out = append(out, wrap(styleWarn.Render(visText(m.note)), w)...)
 	}
 	return append(out, m.input.View(), styleDim.Render(ansi.Truncate(helpText, w, "…")))
 }
@@ -219,11 +226,11 @@ func (m *Model) promptLines(w int) []string {
 		more = fmt.Sprintf(" (+%d more)", len(m.prompts)-1)
 	}
 	if p.Kind != "clarify" {
-		lines := wrap(styleWarn.Render("⚠ approval needed: "+p.Description+more), w)
-		lines = append(lines, wrap("  $ "+p.Command, w)...)
+		lines := wrap(styleWarn.Render("⚠ approval needed: "+vis(p.Description)+more), w)
+		lines = append(lines, wrap("  $ "+vis(p.Command), w)...)
 		return append(lines, "  "+choiceKeys(p.Choices))
 	}
-	lines := wrap(styleWarn.Render("? "+p.Question+more), w)
+	lines := wrap(styleWarn.Render("? "+visText(p.Question)+more), w)
 	for i, c := range p.Choices {
 		cursor, box := "  ", ""
 		if i == m.choice {
@@ -235,7 +242,7 @@ func (m *Model) promptLines(w int) []string {
 				box = "[x] "
 			}
 		}
-		lines = append(lines, ansi.Truncate("  "+cursor+box+c, w, "…"))
+		lines = append(lines, ansi.Truncate("  "+cursor+box+vis(c), w, "…"))
 	}
 	if len(p.Choices) == 0 {
 		lines = append(lines, styleDim.Render("  type the answer and press enter"))
@@ -275,7 +282,7 @@ func (m *Model) pickerLines(w int) []string {
 			title = "(untitled)"
 		}
 		lines = append(lines, ansi.Truncate(fmt.Sprintf("%s%-24s %-7s %-6s %3d msgs  %s",
-			cursor, clip(title, 24), where, r.Source, r.MessageCount, r.SessionID), w, "…"))
+			cursor, vis(clip(title, 24)), where, vis(r.Source), r.MessageCount, vis(r.SessionID)), w, "…"))
 	}
 	return lines
 }

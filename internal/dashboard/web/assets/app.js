@@ -1,7 +1,7 @@
 // The dashboard page: sign-in state, the sessions list, the session view
 // (transcript, tools, FIFO, approvals/clarify) and the terminal pane.
 import { Gateway } from './rpc.js';
-import { $, el, when } from './dom.js';
+import { $, el, visible, when } from './dom.js';
 import { SessionView } from './session.js';
 import { Terminal } from './terminal.js';
 
@@ -14,7 +14,7 @@ async function main() {
   const res = await fetch('/api/auth/me', { credentials: 'same-origin' });
   const me = await res.json();
   if (!res.ok) return showSignIn(me.gated);
-  $('subject').textContent = me.subject;
+  $('subject').textContent = visible(me.subject);
   $('logout').hidden = false;
   $('term-toggle').hidden = false;
   $('app').hidden = false;

@@ -1,6 +1,6 @@
 // One session on screen: snapshot rendering, live events, catch-up after a
 // reconnect (session.events.since), the FIFO and the prompt cards.
-import { $, el, pretty } from './dom.js';
+import { $, el, pretty, setText, visible } from './dom.js';
 import { PromptCards } from './prompts.js';
 
 function randomID() {
@@ -44,8 +44,8 @@ export class SessionView {
     this.lastSeq = snap.last_sequence;
     this.replayEpoch = snap.replay_epoch;
     const info = snap.info || {};
-    $('title').textContent = info.title || snap.session_id;
-    $('meta').textContent = [info.source, info.model, info.cwd].filter(Boolean).join(' · ');
+    $('title').textContent = visible(info.title || snap.session_id);
+    $('meta').textContent = visible([info.source, info.model, info.cwd].filter(Boolean).join(' · '));
     $('transcript').replaceChildren();
     for (const m of snap.messages) this.renderMessage(m);
     this.updateState(snap.pending, snap.running, snap.execution_generation);
@@ -81,7 +81,7 @@ export class SessionView {
   toolResult(id, text, error) {
     const t = this.tools.get(id);
     if (!t) return;
-    t.result.textContent = error ? `error: ${error}\n${text || ''}` : (text || '(no output)');
+    setText(t.result, error ? `error: ${error}\n${text || ''}` : (text || '(no output)'));
     t.result.classList.remove('muted');
   }
 
@@ -172,12 +172,12 @@ export class SessionView {
 
   delta(text) {
     if (!this.bubble) this.bubble = this.addMsg('assistant', 'assistant', '');
-    this.bubble.body.textContent += text;
+    this.bubble.body.textContent += visible(text, true);
   }
 
   complete(p) {
     if (!this.bubble) this.bubble = this.addMsg('assistant', 'assistant', '');
-    if (p.text) this.bubble.body.textContent = p.text;
+    if (p.text) setText(this.bubble.body, p.text);
     this.bubble.node.append(el('div', { class: 'outcome', dataset: { outcome: p.outcome || '' }, text: `turn ${p.outcome || 'ended'}` }));
     this.bubble = null;
   }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/hermes-gateway/hermes/internal/sandbox"
@@ -40,7 +39,7 @@ func (a *Authority) sandboxEnv(env *tools.Env, sid string, pol session.Policy, s
 		Cwd:           pol.Cwd,
 		WritableRoots: writable,
 		HiddenPaths:   hidden,
-		ReadOnlyPaths: defaultReadOnly(pol.Cwd),
+		ReadOnlyPaths: sandbox.DefaultReadOnly(pol.Cwd), // also for the file tools
 		TempDir:       a.sessionTempDir(sid),
 		Network:       box.Network,
 	}
@@ -64,29 +63,11 @@ func (a *Authority) profileHomePaths() []string {
 	return out
 }
 
-// expandPaths expands the ~/… and $VAR/… spellings config.yaml allows and
-// drops what does not expand to an absolute path (an unset variable).
-//
-// TODO(sandbox): switch to sandbox.ExpandPaths once the sandbox package
-// has it, so hooks and MCP servers expand the same way.
+// expandPaths expands the ~/… and $XDG_RUNTIME_DIR spellings config.yaml
+// allows against the user's home and drops what does not expand.
 func expandPaths(paths []string) []string {
 	home, _ := os.UserHomeDir()
-	var out []string
-	for _, p := range paths {
-		switch {
-		case p == "~":
-			p = home
-		case strings.HasPrefix(p, "~/"):
-			p = filepath.Join(home, p[2:])
-		case strings.HasPrefix(p, "$"):
-			name, rest, _ := strings.Cut(p[1:], "/")
-			p = filepath.Join(os.Getenv(strings.Trim(name, "{}")), rest)
-		}
-		if filepath.IsAbs(p) {
-			out = append(out, filepath.Clean(p))
-		}
-	}
-	return out
+	return sandbox.ExpandPaths(paths, home)
 }
 
 // startupFiles are the user's shell startup files (absolute).
@@ -100,16 +81,6 @@ func startupFiles() []string {
 		out = append(out, filepath.Join(home, f))
 	}
 	return out
-}
-
-// defaultReadOnly are the code-execution footholds inside the cwd: git runs
-// its hooks and config (core.fsmonitor, aliases) for the user later, and
-// .hermes holds the project's rules for the agent.
-//
-// TODO(sandbox): use sandbox.DefaultReadOnly once it exists (Launcher.Command
-// adds these too; listing them here keeps the file tools in step).
-func defaultReadOnly(cwd string) []string {
-	return []string{filepath.Join(cwd, ".git", "hooks"), filepath.Join(cwd, ".git", "config"), filepath.Join(cwd, ".hermes")}
 }
 
 // sessionTempDir is the session's private temp directory (the sandbox's

@@ -31,5 +31,22 @@ func describe(_ context.Context, c *conn, params json.RawMessage) (any, error) {
 	if c.p.Caps == 0 {
 		return nil, protocol.Errorf(protocol.ReasonPermissionDenied, "no capabilities")
 	}
-	return c.s.cfg.Authority.Describe(), nil
+	d := c.s.cfg.Authority.Describe()
+	d.Sandbox = c.s.sandboxInfo()
+	return d, nil
+}
+
+// sandboxInfo is runtime.describe's sandbox: what the launcher of the
+// profile's sandbox.mode enforces on this machine, and the profile's
+// default network. nil when the daemon wired no sandbox (Config.Sandbox).
+func (s *Server) sandboxInfo() *protocol.SandboxInfo {
+	if s.cfg.Sandbox == nil {
+		return nil
+	}
+	st := s.cfg.Sandbox()
+	network := "on"
+	if !s.cfg.Authority.SandboxNetwork() {
+		network = "off"
+	}
+	return &protocol.SandboxInfo{Mode: string(st.Mode), Level: string(st.Level), LandlockABI: st.LandlockABI, Network: network}
 }

@@ -29,6 +29,10 @@ try {
   }
   await page.locator('#subject').filter({ hasText: 'dashboard:uid:' }).waitFor();
   await page.locator('#conn[data-state="online"]').waitFor();
+  // The header shows the sandbox in force (runtime.describe), OFF as a warning.
+  const sandbox = page.locator('#sandbox').filter({ hasText: /^(sandbox: \S+|SANDBOX OFF)$/ });
+  await sandbox.waitFor();
+  console.log(`header: ${await sandbox.textContent()}`);
 
   await page.locator(`#sessions li[data-id="${sid}"]`).click();
   const once = page.locator('.card.approval button[data-choice="once"]');

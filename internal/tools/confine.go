@@ -236,6 +236,9 @@ type grant struct {
 // is the model's result when ok is false (refused, denied, unresolvable).
 func confine(ctx context.Context, env *Env, tool string, op access, p string) (g *grant, res Result, ok bool, err error) {
 	abs, err := joinCwd(env, p)
+	if err == nil && op == accessWrite && strings.HasSuffix(p, "/") {
+		err = errors.New("a file to write cannot end in /")
+	}
 	if err != nil {
 		return nil, failf("invalid path: %v", err), false, nil
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 const (
@@ -336,5 +338,34 @@ func TestSwapDuringApproval(t *testing.T) {
 			t.Errorf("%s: got %+v, requests %+v", tool, res, ap.requests())
 		}
 		h.assertUnchanged(t, before, tool)
+	}
+}
+
+// A FIFO or a device is not read (nor blocked on) or replaced.
+func TestSpecialFilesRefused(t *testing.T) {
+	t.Parallel()
+	cwd := realTempDir(t)
+	fifo := filepath.Join(cwd, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Cwd: cwd, Approver: failApprover{t}}
+	for _, tt := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"read_file", map[string]any{"path": "fifo"}, "not a regular file"},
+		{"write_file", map[string]any{"path": "fifo", "content": "x"}, "not a regular file"},
+		{"patch", map[string]any{"path": "fifo", "old": "a", "new": "b"}, "not a regular file"},
+		{"write_file", map[string]any{"path": "newdir/", "content": "x"}, "cannot end in /"},
+	} {
+		res := run(t, env, tt.tool, tt.args)
+		if !res.IsError || !strings.Contains(res.Output, tt.want) {
+			t.Errorf("%s %v: %+v, want %q", tt.tool, tt.args["path"], res, tt.want)
+		}
+	}
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 || exists(filepath.Join(cwd, "newdir")) {
+		t.Errorf("fifo replaced or newdir created: %v %v", st, err)
 	}
 }

@@ -30,6 +30,7 @@ func (b *builder) endpointStep() error {
 		}
 		b.pol.BaseURL = *b.p.BaseURL
 	}
+	b.pol.KeyEndpoint = KeyEndpointNone
 	if !b.pol.IgnoreUserConfig {
 		b.pol.KeyEndpoint = keyEndpoint(b.pol.BaseURL, b.pol.Provider, b.eff)
 	}

@@ -15,9 +15,13 @@ import (
 // before each use, so a key never follows a session to another endpoint,
 // nor to an endpoint whose configured URL has since changed.
 const (
-	// KeyEndpointNone: the session's base_url is not a configured one; it
-	// runs with its launch api_key or with no key at all.
-	KeyEndpointNone = ""
+	// KeyEndpointNone: the session's base_url is not a configured one (or
+	// the session ignores user config); it runs with its launch api_key or
+	// with no key at all.
+	KeyEndpointNone = "none"
+	// keyEndpointLegacy: a receipt written before key binding existed; the
+	// same rule is applied to the current config at each use.
+	keyEndpointLegacy = ""
 	// KeyEndpointModel: the session's base_url is model.base_url.
 	KeyEndpointModel = "model"
 	// keyEndpointProvider prefixes a named provider: "provider:NAME".
@@ -52,6 +56,9 @@ func keyEndpoint(baseURL, provider string, d Defaults) string {
 func ProfileKeyName(pol Policy, d Defaults) (name string, ok bool) {
 	if pol.SafeMode || pol.IgnoreUserConfig {
 		return "", false
+	}
+	if pol.KeyEndpoint == keyEndpointLegacy {
+		pol.KeyEndpoint = keyEndpoint(pol.BaseURL, pol.Provider, d)
 	}
 	switch {
 	case pol.KeyEndpoint == KeyEndpointModel:

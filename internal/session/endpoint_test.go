@@ -76,7 +76,9 @@ func TestProfileKeyName(t *testing.T) {
 	}{
 		{"model", model, d, "", true},
 		{"provider", or, d, "or", true},
-		{"none", Policy{BaseURL: "http://127.0.0.1:9/v1"}, d, "", false},
+		{"none", Policy{BaseURL: model.BaseURL, KeyEndpoint: KeyEndpointNone}, d, "", false},
+		{"legacy receipt, configured url", Policy{BaseURL: or.BaseURL, Provider: "or"}, d, "or", true},
+		{"legacy receipt, other url", Policy{BaseURL: "http://127.0.0.1:9/v1"}, d, "", false},
 		{"model url changed", model, moved, "", false},
 		{"provider url changed", or, moved, "or", false},
 		{"provider removed", or, Defaults{BaseURL: d.BaseURL}, "or", false},

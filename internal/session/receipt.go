@@ -78,8 +78,9 @@ type Policy struct {
 	Editor           json.RawMessage `json:"editor"` // acp only; null otherwise
 	CodingPosture    bool            `json:"coding_posture"`
 	// KeyEndpoint is the configured endpoint whose key the session may use
-	// (KeyEndpointModel, "provider:NAME") or "" for none (endpoint.go).
-	// Optional in stored receipts: older receipts lack it and get no key.
+	// (KeyEndpointModel, "provider:NAME") or KeyEndpointNone (endpoint.go).
+	// Optional in stored receipts: in one written before it existed, the
+	// same binding rule is applied to the current config at each use.
 	KeyEndpoint string `json:"key_endpoint,omitempty"`
 	// Sandbox is the frozen sandbox.* settings; nil (receipts older than
 	// the sandbox, or a caller that gave none) means the profile's current

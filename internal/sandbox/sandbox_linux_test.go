@@ -280,6 +280,16 @@ func TestExitStatus(t *testing.T) {
 	}
 }
 
+func TestNilEnvIsEmpty(t *testing.T) {
+	t.Parallel()
+	for _, lv := range append(levels(t), testLevel{"off", New(testExe(t), ModeOff)}) {
+		cmd, err := lv.l.Command(context.Background(), Policy{Cwd: "/"}, nil, "/bin/true")
+		if err != nil || cmd.Env == nil {
+			t.Errorf("%s: Env %v, %v: nil inherits the daemon's environment", lv.name, cmd.Env, err)
+		}
+	}
+}
+
 func TestHelperSetupFailure(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(testExe(t), HelperArg, "{not json", "--", "true")

@@ -14,6 +14,21 @@
 // and seccomp only; strict mode refuses to run anything less than the full
 // sandbox. See docs/security.md for the threat model.
 //
+// At LevelFull the command is pid 1 of its pid namespace: when it exits or
+// is killed, the kernel kills everything left in the namespace, so an
+// interrupted turn leaves no orphans. It also inherits init's lot: orphans
+// inside are reparented to it, and it ignores signals it has no handler
+// for when they come from inside the namespace.
+//
+// The helper's exit status is 125 when the sandbox could not be built (one
+// "hermes sandbox: …" line on stderr says why; nothing ran), 126 or 127
+// when the command cannot be executed or found, as with env(1).
+//
+// Layout: sandbox.go and env.go are the API; command_linux.go clones the
+// helper and probes; helper_linux.go is the helper's sequence, with the
+// mount view in view_linux.go, privileges in privs_linux.go, Landlock in
+// landlock_linux.go and allow_linux.go, seccomp in seccomp_*.go.
+//
 // The package imports nothing internal; the daemon owns one Launcher.
 package sandbox
 
@@ -49,9 +64,22 @@ type Level string
 // Levels, strongest first.
 const (
 	LevelFull     Level = "namespaces+landlock+seccomp"
-	LevelLandlock Level = "landlock+seccomp" // no user namespaces here
+	LevelLandlock Level = "landlock+seccomp" // no user namespaces here: see below
 	LevelNone     Level = "none"             // mode off, or nothing available
 )
+
+// What LevelLandlock cannot do, lacking a mount namespace: hidden paths are
+// refused (EACCES), not replaced by empty ones, and the names inside a
+// hidden directory stay listable; a directory that holds a hidden path
+// (the home directory, when it is the cwd) gets no new entries, since a
+// Landlock grant on it would reach into the hidden path; ReadOnlyPaths are
+// not enforced (a hole for .git/hooks would freeze the cwd); a unix socket
+// under a hidden path is still connectable (Landlock up to ABI 7 does not
+// govern connect to path sockets); the host's /tmp (unless TempDir) and
+// /dev/shm are shared; there is no pid namespace, so the daemon's
+// processes are visible in /proc (Landlock's signal scope and the seccomp
+// filter keep the command from touching them) and only the process group,
+// not the pid, ends background children; the network is the host's.
 
 // ErrUnavailable is returned by Command when the mode demands more than
 // this machine can build (strict without user namespaces). The command was
@@ -69,7 +97,7 @@ type Policy struct {
 	HiddenPaths []string `json:"hidden_paths,omitempty"`
 	// ReadOnlyPaths stay read-only inside the writable roots (code-execution
 	// footholds); Launcher.Command adds Cwd's .git/hooks, .git/config and
-	// .hermes.
+	// .hermes (DefaultReadOnly). LevelFull only.
 	ReadOnlyPaths []string `json:"read_only_paths,omitempty"`
 	// TempDir is the host directory seen as /tmp (and TMPDIR) inside; ""
 	// gives a fresh tmpfs.

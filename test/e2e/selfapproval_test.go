@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,8 +18,12 @@ func TestToolCannotMintTickets(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	dir := gt.Cwd(t)
-	cmd := f.Bin + " --home " + f.Home + " sessions list --json; echo exit=$?; " +
-		"env -u HERMES_TOOL_PROCESS " + f.Bin + " --home " + f.Home + " dashboard --no-open --no-autostart; echo exit=$?"
+	// The test binary's directory is under the host /tmp, which tools do not
+	// see (their /tmp is private): the tool runs a copy in its cwd.
+	bin := filepath.Join(dir, "hermes")
+	copyFile(t, f.Bin, bin)
+	cmd := bin + " --home " + f.Home + " sessions list --json; echo exit=$?; " +
+		"env -u HERMES_TOOL_PROCESS " + bin + " --home " + f.Home + " dashboard --no-open --no-autostart; echo exit=$?"
 	f.Turns.Set("mint", modeltest.ToolCall("terminal", gt.TerminalArgs(cmd)), modeltest.Text("MINT_DONE"))
 	d := f.Start()
 	ctx := gt.Context(t, wait)
@@ -40,5 +46,16 @@ func TestToolCannotMintTickets(t *testing.T) {
 	}
 	if _, err := d.Ticket(ctx); err != nil {
 		t.Fatalf("an ordinary client is refused too: %v", err)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o700); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -27,7 +27,9 @@ func TestGracefulStopLetsToolFinish(t *testing.T) {
 	const deadline = 5 * time.Second
 	s := newScenario(t, "5s")
 	l := s.f.Ledger
-	gate := filepath.Join(t.TempDir(), "gate")
+	// Tools see a private /tmp: the gate lives beside the ledger, which the
+	// fixture makes a sandbox writable root (so the tool sees the test's file).
+	gate := filepath.Join(filepath.Dir(l.Path), "gate")
 	finish := l.Command("finish") + "; until [ -e " + gate + " ]; do sleep 0.02; done; sleep 0.3; echo done"
 	s.f.Turns.Set("FINISH", modeltest.ToolCall("terminal", gt.TerminalArgs(finish)), modeltest.Text("finished"))
 	s.f.Turns.Set("FOLLOW", modeltest.ToolCall("terminal", gt.TerminalArgs(l.Command("follow"))), modeltest.Text("followed"))

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"crypto/tls"
 	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -58,6 +60,9 @@ func (l *capListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		if l.active.Add(1) <= l.max {
+			if _, ok := c.(*tls.Conn); ok {
+				return c, nil // released by connState: see there
+			}
 			return &countedConn{Conn: c, l: l}, nil
 		}
 		l.active.Add(-1)
@@ -93,6 +98,17 @@ func (l *capListener) refuse(c net.Conn) {
 			}
 		}
 	})
+}
+
+// connState is the http.Server hook that releases the slot of a *tls.Conn,
+// which Accept cannot wrap (http.Server recognizes TLS by that concrete
+// type). Such a connection is counted until it closes or is hijacked, so
+// over a TLS listener an upgraded WebSocket no longer counts; the daemon
+// itself listens on plain TCP, where every connection counts until closed.
+func (l *capListener) connState(c net.Conn, st http.ConnState) {
+	if _, ok := c.(*tls.Conn); ok && (st == http.StateClosed || st == http.StateHijacked) {
+		l.active.Add(-1)
+	}
 }
 
 // wait joins the refusal goroutines (after Close).

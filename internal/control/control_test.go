@@ -60,8 +60,8 @@ func (h *fakeHandler) Status(context.Context) (Status, error) {
 	return h.status, h.err
 }
 
-func (h *fakeHandler) MintTicket(subject, profileID, instanceID, purpose string) (string, error) {
-	return h.tickets.Mint(subject, profileID, instanceID, purpose)
+func (h *fakeHandler) MintTicket(peer auth.Peer, subject, profileID, instanceID, purpose string) (string, error) {
+	return h.tickets.MintFor(peer, subject, profileID, instanceID, purpose)
 }
 
 // privateDir returns a fresh directory with the given mode.

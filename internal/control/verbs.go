@@ -17,9 +17,10 @@ type Handler interface {
 	Identify() Identity
 	// Status returns the identify fields plus the session counts.
 	Status(ctx context.Context) (Status, error)
-	// MintTicket mints a ticket (auth.Tickets.Mint); subject is derived
-	// here from the peer, the rest comes from the request.
-	MintTicket(subject, profileID, instanceID, purpose string) (string, error)
+	// MintTicket mints a ticket (auth.Tickets.MintFor) for the peer the
+	// kernel reported; subject is derived here from the peer, the rest
+	// comes from the request.
+	MintTicket(peer auth.Peer, subject, profileID, instanceID, purpose string) (string, error)
 }
 
 // Errors a Handler returns reach the peer as "internal error" (and the log)
@@ -163,7 +164,7 @@ func (s *Server) sessionTicket(_ context.Context, p peer, params json.RawMessage
 	if err := checkNotTool(p.PID, s.tool); err != nil {
 		return nil, err
 	}
-	ticket, err := s.h.MintTicket(subject, tp.ProfileID, tp.InstanceID, tp.Purpose)
+	ticket, err := s.h.MintTicket(auth.Peer{UID: p.UID, PID: p.PID}, subject, tp.ProfileID, tp.InstanceID, tp.Purpose)
 	if err != nil {
 		return nil, err
 	}

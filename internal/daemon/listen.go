@@ -131,8 +131,8 @@ func (d *daemon) Status(ctx context.Context) (control.Status, error) {
 }
 
 // MintTicket answers session-ticket (the control server has checked the peer).
-func (d *daemon) MintTicket(subject, profileID, instanceID, purpose string) (string, error) {
-	return d.tickets.Mint(subject, profileID, instanceID, purpose)
+func (d *daemon) MintTicket(peer auth.Peer, subject, profileID, instanceID, purpose string) (string, error) {
+	return d.tickets.MintFor(peer, subject, profileID, instanceID, purpose)
 }
 
 func newInstanceID() string {

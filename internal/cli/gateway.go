@@ -98,6 +98,11 @@ func startDaemon(ctx context.Context, home string) (control.Identity, error) {
 	if err != nil {
 		return control.Identity{}, err
 	}
+	// The same check the daemon makes first, before this creates logs/ in
+	// a home the daemon would refuse.
+	if err := daemon.CheckHome(home); err != nil {
+		return control.Identity{}, err
+	}
 	if err := os.MkdirAll(filepath.Join(home, "logs"), 0o700); err != nil {
 		return control.Identity{}, failf(exitRuntime, "cannot create %s: %v", home, err)
 	}

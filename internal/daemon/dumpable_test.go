@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -76,7 +75,10 @@ func sharedTempDir(t *testing.T, uid int) string {
 func buildHermes(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "hermes")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = "/usr/local/go/bin/go"
+	}
 	if out, err := exec.Command(gobin, "build", "-o", bin, "github.com/hermes-gateway/hermes/cmd/hermes").CombinedOutput(); err != nil {
 		t.Fatalf("build hermes: %v\n%s", err, out)
 	}

@@ -40,7 +40,7 @@ func TestLaunchersUnknownModeIsStrict(t *testing.T) {
 	if got := l.For("bogus").Status().Mode; got != sandbox.ModeStrict {
 		t.Fatalf("unknown mode got a %q launcher, want strict", got)
 	}
-	if l.For(sandbox.ModeOff) != l.For(sandbox.ModeOff) {
+	if first, again := l.For(sandbox.ModeOff), l.For(sandbox.ModeOff); first != again {
 		t.Fatal("launchers are not kept per mode")
 	}
 }

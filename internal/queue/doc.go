@@ -1,8 +1,11 @@
 // Package queue declares the admission state machine of a session FIFO as
-// data: the persisted statuses, the terminal outcomes, and the transition
-// table that the store consults before every move of a session_admissions
-// row. It has no I/O and no concurrency; callers serialize moves per row
-// (the store does so inside one BEGIN IMMEDIATE transaction).
+// data: the persisted statuses (each documented with what happens to a row
+// in it on a crash), the terminal outcomes, and the transition table. The
+// store moves a session_admissions row only by looking the (status, event)
+// pair up in Transitions and running one UPDATE guarded by that status, so
+// the table is the one place a move is decided. The package has no I/O and
+// no concurrency; it imports only the standard library and must never import
+// the store or anything above it.
 //
 // State diagram:
 //
@@ -13,19 +16,13 @@
 //	                      ▼                              ▼
 //	            terminal(cancelled)                   unknown ──resolve──▶ terminal(interrupted)
 //
-// What each persisted status means after a crash (the crash semantics are
-// part of the state; recovery relies on them):
+// What each persisted status means after a crash (see the Status constants,
+// which are the reference; recovery relies on them):
 //
-//   - Queued: the admission committed and was acknowledged, nothing ran. After
-//     a crash it runs exactly once, in FIFO (seq) order, once the daemon is
-//     ready.
-//   - Started: a claim committed in epoch E with a fresh execution generation;
-//     the turn may have had side effects. If the daemon dies, the next epoch
-//     moves it to Unknown (Orphan) because nobody can tell how far it got.
-//   - Unknown: never replayed automatically. It blocks every later admission
-//     of its session until an operator resolves it (Resolve → Interrupted).
-//   - Terminal: final, with exactly one outcome. A retry of the same
-//     submission returns this row's receipt; nothing moves it again.
+//   - Queued: kept; runs exactly once, in FIFO (seq) order, after the restart.
+//   - Started: the next epoch moves it to Unknown (Orphan); never replayed.
+//   - Unknown: kept; blocks its session until an operator resolves it.
+//   - Terminal: kept; final, with exactly one outcome.
 //
 // Invariants: a row has an outcome if and only if it is Terminal; Terminal
 // has no outgoing transition; a session has at most one Started row and no

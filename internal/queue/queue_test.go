@@ -106,3 +106,52 @@ func TestStatusPending(t *testing.T) {
 		t.Error("bogus values must not be valid")
 	}
 }
+
+// TestLookupEveryMove is the table test of every (from, event, outcome)
+// triple, legal and illegal: exactly the moves listed here exist, each ends
+// in its status, and every other triple is refused with ErrInvalidTransition.
+func TestLookupEveryMove(t *testing.T) {
+	t.Parallel()
+	type move struct {
+		from queue.Status
+		ev   queue.Event
+		o    queue.Outcome
+	}
+	legal := map[move]queue.Status{
+		{"", queue.Admit, ""}:                             queue.Queued,
+		{queue.Queued, queue.Claim, ""}:                   queue.Started,
+		{queue.Queued, queue.Cancel, queue.Cancelled}:     queue.Terminal,
+		{queue.Started, queue.Settle, queue.Completed}:    queue.Terminal,
+		{queue.Started, queue.Settle, queue.Failed}:       queue.Terminal,
+		{queue.Started, queue.Settle, queue.Rejected}:     queue.Terminal,
+		{queue.Started, queue.Settle, queue.Interrupted}:  queue.Terminal,
+		{queue.Started, queue.Orphan, ""}:                 queue.Unknown,
+		{queue.Unknown, queue.Resolve, queue.Interrupted}: queue.Terminal,
+	}
+	outcomes := []queue.Outcome{"", queue.Completed, queue.Failed, queue.Rejected, queue.Interrupted, queue.Cancelled}
+	seen := 0
+	for _, from := range allStatuses {
+		for _, ev := range allEvents {
+			for _, o := range outcomes {
+				m := move{from, ev, o}
+				to, want := legal[m]
+				tr, ok := queue.Lookup(from, ev)
+				var err error
+				if ok {
+					err = tr.CheckOutcome(o)
+				}
+				switch {
+				case want && (!ok || err != nil || tr.To != to):
+					t.Errorf("%+v: Lookup = %+v, %v, CheckOutcome = %v; want → %s", m, tr, ok, err, to)
+				case !want && ok && !errors.Is(err, queue.ErrInvalidTransition):
+					t.Errorf("%+v: allowed (→ %s), want refused", m, tr.To)
+				case want:
+					seen++
+				}
+			}
+		}
+	}
+	if seen != len(legal) {
+		t.Errorf("%d legal moves found, want %d", seen, len(legal))
+	}
+}

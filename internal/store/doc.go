@@ -27,8 +27,11 @@
 //     caller's epoch the transaction returns ErrStaleEpoch having written
 //     nothing. BeginEpoch is the only writer of runtime_epoch, so once a new
 //     daemon began an epoch, an old one can change nothing.
-//   - Admissions move only along queue.Transitions; every move is a guarded
-//     UPDATE (WHERE status = <validated status>) inside one transaction.
+//   - Admissions move only through Tx.move (move.go): the next status is
+//     looked up in queue.Transitions from the status the caller read, and
+//     written by one UPDATE … WHERE seq = ? AND status = <that status>, so a
+//     row that moved meanwhile is a *MoveError (stale generation, or unknown
+//     execution for a cancel of an unknown row) and nothing is overwritten.
 //   - A session has at most one started row, and nothing is claimed while it
 //     has an unknown row (ClaimNext reads its whole pending set first).
 //   - execution generation: ClaimNext sets sessions.runtime_generation+1 on

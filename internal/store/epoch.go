@@ -67,15 +67,12 @@ func (tx *Tx) orphanStarted() ([]Event, error) {
 	slices.Sort(seqs) // journal in admission order
 	var events []Event
 	for _, seq := range seqs {
-		if _, err := queue.Next(queue.Started, queue.Orphan); err != nil {
-			return nil, err
-		}
-		a, err := scanAdmission(tx.queryRow(sAdmissionUnknown, seq, tx.epoch))
-		if errors.Is(err, sql.ErrNoRows) {
+		a, err := tx.move(seq, queue.Started, queue.Orphan, moveFields{})
+		if errors.As(err, new(*MoveError)) {
 			continue // claimed by this very epoch: not an orphan
 		}
 		if err != nil {
-			return nil, fmt.Errorf("begin epoch: mark unknown seq %d: %w", seq, classify(err))
+			return nil, fmt.Errorf("begin epoch: mark unknown seq %d: %w", seq, err)
 		}
 		payload, _ := json.Marshal(map[string]string{"admission_id": a.AdmissionID}) // strings always marshal
 		e, err := tx.AppendEvent(a.TargetSessionID, Event{

@@ -18,8 +18,9 @@ var (
 	// stop serving writes (answer stale_epoch).
 	ErrStaleEpoch = errors.New("store: stale epoch")
 	// ErrStaleGeneration: a settle/resolve/cancel named a wrong or stale
-	// execution generation, or tried to cancel a started row. Nothing was
-	// written; answer stale_generation.
+	// execution generation, or the row was not in a status the move applies
+	// to (a *MoveError: a started row cancelled, a row settled twice, a row
+	// that moved meanwhile). Nothing was written; answer stale_generation.
 	ErrStaleGeneration = errors.New("store: stale generation")
 	// ErrUnknownExecution: an unknown row blocks the session (claim), or the
 	// row itself is unknown (cancel). Nothing was written; the session waits

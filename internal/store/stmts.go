@@ -28,9 +28,7 @@ const (
 	sAdmissionsPendingBrief
 	sClaimScan
 	sClaimGeneration
-	sClaimUpdate
-	sAdmissionFinish
-	sAdmissionUnknown
+	sAdmissionMove
 	sResultPut
 	sEventBump
 	sEventInsert
@@ -100,14 +98,17 @@ var stmtSQL = [nStmts]string{
 	min(CASE WHEN status = 'queued' THEN seq END)
 	FROM session_admissions WHERE target_session_id = ? AND status != 'terminal'`,
 	sClaimGeneration: `UPDATE sessions SET runtime_generation = runtime_generation + 1 WHERE id = ? RETURNING runtime_generation`,
-	sClaimUpdate: `UPDATE session_admissions SET status = 'started', owner_epoch = ?, generation = ?
-	WHERE seq = ? AND status = 'queued' RETURNING ` + admissionCols,
-	// Guarded by the status the caller validated, so a concurrent move is
-	// caught as rowcount 0 instead of being overwritten.
-	sAdmissionFinish: `UPDATE session_admissions SET status = 'terminal', outcome = ?, settled_at_ms = ?
-	WHERE admission_id = ? AND status = ?`,
-	sAdmissionUnknown: `UPDATE session_admissions SET status = 'unknown'
-	WHERE seq = ? AND status = 'started' AND owner_epoch < ? RETURNING ` + admissionCols,
+	// The one statement that moves an admission (Tx.move). ?1 is the status
+	// the transition table computed, guarded by ?2 seq, ?3 the status the
+	// caller read the row in and ?4 the newest owner epoch it may have: a row
+	// that moved since is zero rows, and keeps every column. ?5 outcome and
+	// ?6 settled_at_ms are set exactly on a move into terminal (NULL before
+	// and after any other move, as the CHECKs require); ?7 > 0 is a claim's
+	// new generation, which also takes the row into ?8, the claiming epoch.
+	sAdmissionMove: `UPDATE session_admissions SET status = ?1, outcome = nullif(?5, ''),
+	settled_at_ms = nullif(?6, 0), generation = coalesce(nullif(?7, 0), generation),
+	owner_epoch = iif(?7 > 0, ?8, owner_epoch)
+	WHERE seq = ?2 AND status = ?3 AND owner_epoch <= ?4 RETURNING ` + admissionCols,
 	sResultPut: `INSERT INTO admission_results (admission_id, result_json) VALUES (?, ?)
 	ON CONFLICT (admission_id) DO UPDATE SET result_json = excluded.result_json`,
 	sEventBump: `UPDATE sessions SET last_event_seq = last_event_seq + 1 WHERE id = ? RETURNING last_event_seq, replay_epoch`,

@@ -15,11 +15,8 @@ import (
 // (principal, target, request) key exists; ErrNotFound when the target
 // session does not.
 func (tx *Tx) InsertAdmission(a Admission) (Admission, error) {
-	a, err := newAdmission(tx, a)
-	if err != nil {
-		return Admission{}, err
-	}
-	err = tx.queryRow(sAdmissionInsert, a.AdmissionID, a.RequestID, a.PrincipalID, a.TargetSessionID,
+	a = newAdmission(tx, a)
+	err := tx.queryRow(sAdmissionInsert, a.AdmissionID, a.RequestID, a.PrincipalID, a.TargetSessionID,
 		a.LineageJSON, a.PayloadJSON, a.PayloadDigest, a.Intent, a.OwnerEpoch, a.CreatedAtMs).Scan(&a.Seq)
 	if err != nil {
 		return Admission{}, fmt.Errorf("insert admission %s: %w", a.RequestID, classify(err))
@@ -32,9 +29,7 @@ func (tx *Tx) InsertAdmission(a Admission) (Admission, error) {
 // returns that row unchanged (fresh=false) for the caller to compare
 // digests. The fresh path is one statement.
 func (tx *Tx) AdmitOnce(a Admission) (saved Admission, fresh bool, err error) {
-	if a, err = newAdmission(tx, a); err != nil {
-		return Admission{}, false, err
-	}
+	a = newAdmission(tx, a)
 	err = tx.queryRow(sAdmissionInsertOnce, a.AdmissionID, a.RequestID, a.PrincipalID, a.TargetSessionID,
 		a.LineageJSON, a.PayloadJSON, a.PayloadDigest, a.Intent, a.OwnerEpoch, a.CreatedAtMs).Scan(&a.Seq)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -50,12 +45,9 @@ func (tx *Tx) AdmitOnce(a Admission) (saved Admission, fresh bool, err error) {
 	return a, true, nil
 }
 
-// newAdmission validates the admit transition and fills in the defaults of
-// a row about to be inserted by tx.
-func newAdmission(tx *Tx, a Admission) (Admission, error) {
-	if _, err := queue.Next("", queue.Admit); err != nil {
-		return Admission{}, err
-	}
+// newAdmission fills in the defaults of a row about to be inserted by tx:
+// the table's Admit, (none) → Queued, which the INSERT writes.
+func newAdmission(tx *Tx, a Admission) Admission {
 	if a.AdmissionID == "" {
 		a.AdmissionID = randomHex(16)
 	}
@@ -70,7 +62,7 @@ func newAdmission(tx *Tx, a Admission) (Admission, error) {
 		a.CreatedAtMs = nowMs()
 	}
 	a.Status, a.Outcome, a.OwnerEpoch, a.Generation, a.SettledAtMs = string(queue.Queued), "", tx.epoch, 0, 0
-	return a, nil
+	return a
 }
 
 // AdmissionByKey looks a row up by its idempotency key.
@@ -118,20 +110,14 @@ func (tx *Tx) ClaimNext(sessionID string) (Admission, bool, error) {
 	case started > 0 || !next.Valid:
 		return Admission{}, false, nil
 	}
-	if _, err := queue.Next(queue.Queued, queue.Claim); err != nil {
-		return Admission{}, false, err
-	}
 	var gen int64
 	if err := tx.queryRow(sClaimGeneration, sessionID).Scan(&gen); err != nil {
 		_, err = one(gen, err, "claim "+sessionID)
 		return Admission{}, false, err
 	}
-	a, err := scanAdmission(tx.queryRow(sClaimUpdate, tx.epoch, gen, next.Int64))
-	if errors.Is(err, sql.ErrNoRows) {
-		return Admission{}, false, fmt.Errorf("claim %s seq %d: %w", sessionID, next.Int64, ErrStaleGeneration)
-	}
+	a, err := tx.move(next.Int64, queue.Queued, queue.Claim, moveFields{generation: gen})
 	if err != nil {
-		return Admission{}, false, fmt.Errorf("claim %s: %w", sessionID, classify(err))
+		return Admission{}, false, fmt.Errorf("claim %s: %w", sessionID, err)
 	}
 	return a, true, nil
 }
@@ -147,10 +133,7 @@ func (tx *Tx) Settle(admissionID string, generation int64, outcome string, resul
 	if err != nil {
 		return Admission{}, err
 	}
-	if err := queue.CheckOutcome(queue.Started, queue.Settle, queue.Outcome(outcome)); err != nil {
-		return Admission{}, fmt.Errorf("settle %s: %w", admissionID, err)
-	}
-	if a.Status != string(queue.Started) || a.OwnerEpoch != tx.epoch || a.Generation != generation {
+	if a.OwnerEpoch != tx.epoch || a.Generation != generation {
 		return Admission{}, fmt.Errorf("settle %s (status %s, epoch %d, generation %d; given generation %d): %w",
 			admissionID, a.Status, a.OwnerEpoch, a.Generation, generation, ErrStaleGeneration)
 	}
@@ -162,34 +145,32 @@ func (tx *Tx) Settle(admissionID string, generation int64, outcome string, resul
 		return Admission{}, fmt.Errorf("settle %s: session at generation %d, given %d: %w",
 			admissionID, sess.RuntimeGeneration, generation, ErrStaleGeneration)
 	}
+	if a, err = tx.move(a.Seq, queue.Status(a.Status), queue.Settle, moveFields{outcome: queue.Outcome(outcome)}); err != nil {
+		return Admission{}, fmt.Errorf("settle %s: %w", admissionID, err)
+	}
 	if resultJSON != "" {
 		if _, err := tx.exec(sResultPut, admissionID, resultJSON); err != nil {
 			return Admission{}, fmt.Errorf("settle %s: result: %w", admissionID, classify(err))
 		}
 	}
-	return tx.finish(a, queue.Outcome(outcome))
+	return a, nil
 }
 
 // Cancel withdraws a queued row (terminal/cancelled, revision+1). A started
 // row is ErrStaleGeneration, an unknown one ErrUnknownExecution, and a
-// terminal one is returned unchanged.
+// terminal one is returned unchanged (a retried cancel gets the receipt).
 func (tx *Tx) Cancel(admissionID string) (Admission, error) {
 	a, err := tx.Admission(admissionID)
 	if err != nil {
 		return Admission{}, err
 	}
-	switch queue.Status(a.Status) {
-	case queue.Terminal:
+	if a.Status == string(queue.Terminal) {
 		return a, nil
-	case queue.Started:
-		return Admission{}, fmt.Errorf("cancel %s: already started: %w", admissionID, ErrStaleGeneration)
-	case queue.Unknown:
-		return Admission{}, fmt.Errorf("cancel %s: %w", admissionID, ErrUnknownExecution)
 	}
-	if err := queue.CheckOutcome(queue.Status(a.Status), queue.Cancel, queue.Cancelled); err != nil {
+	if a, err = tx.move(a.Seq, queue.Status(a.Status), queue.Cancel, moveFields{outcome: queue.Cancelled}); err != nil {
 		return Admission{}, fmt.Errorf("cancel %s: %w", admissionID, err)
 	}
-	return tx.finish(a, queue.Cancelled)
+	return a, nil
 }
 
 // ResolveUnknown closes an unknown row with the given generation as
@@ -199,30 +180,12 @@ func (tx *Tx) ResolveUnknown(admissionID string, generation int64) (Admission, e
 	if err != nil {
 		return Admission{}, err
 	}
-	if a.Status != string(queue.Unknown) || a.Generation != generation {
+	if a.Generation != generation {
 		return Admission{}, fmt.Errorf("resolve %s (status %s, generation %d; given %d): %w",
 			admissionID, a.Status, a.Generation, generation, ErrStaleGeneration)
 	}
-	if err := queue.CheckOutcome(queue.Unknown, queue.Resolve, queue.Interrupted); err != nil {
+	if a, err = tx.move(a.Seq, queue.Status(a.Status), queue.Resolve, moveFields{outcome: queue.Interrupted}); err != nil {
 		return Admission{}, fmt.Errorf("resolve %s: %w", admissionID, err)
 	}
-	return tx.finish(a, queue.Interrupted)
-}
-
-// finish moves a (validated) row to terminal with outcome, guarded by its
-// current status, and bumps its session's revision.
-func (tx *Tx) finish(a Admission, outcome queue.Outcome) (Admission, error) {
-	at := nowMs()
-	err := tx.execOne("finish admission "+a.AdmissionID, sAdmissionFinish, string(outcome), at, a.AdmissionID, a.Status)
-	if errors.Is(err, ErrNotFound) {
-		return Admission{}, fmt.Errorf("finish admission %s: moved concurrently: %w", a.AdmissionID, ErrStaleGeneration)
-	}
-	if err != nil {
-		return Admission{}, err
-	}
-	if _, err := tx.BumpRevision(a.TargetSessionID); err != nil {
-		return Admission{}, err
-	}
-	a.Status, a.Outcome, a.SettledAtMs = string(queue.Terminal), string(outcome), at
 	return a, nil
 }

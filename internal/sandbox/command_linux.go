@@ -26,11 +26,29 @@ func finish(cmd *exec.Cmd, dir string, level Level, network bool) *exec.Cmd {
 
 // sysProcAttr is the clone of the helper. In LevelFull the helper is pid 1
 // of a new pid namespace and execs into the command, so SIGKILL to its pid
-// ends the namespace and every process in it. The uid and gid map to
-// themselves (a root daemon stays uid 0 inside, without capabilities once
-// the helper drops them). The ambient capabilities survive the helper's own
-// execve by the Go runtime when the uid is not 0; they are meaningful only
-// inside the new user namespace.
+// ends the namespace and every process in it.
+//
+// The helper is born with no uid or gid map and writes its own after its
+// execve (mapSelf), mapping the daemon's uid and gid to themselves (a root
+// daemon stays uid 0 inside, without capabilities once the helper drops
+// them). SysProcAttr.UidMappings would have the parent write them before
+// the child's execve, and that fails for an ordinary user's daemon: it is
+// non-dumpable (daemon.Run sets PR_SET_DUMPABLE 0 so that no same-uid
+// process can read its environ or memory), a forked child stays so until
+// its execve, and a non-dumpable process's /proc/<pid>/uid_map belongs to
+// root. The child cannot write it either before its execve (still
+// non-dumpable); after it, it is dumpable and may map its own uid, as
+// unshare -r does. This costs three small writes and no process: a second
+// stage (a helper exec'd plainly that starts a namespaced helper) would
+// cost another execve of the binary and put a process outside the pid
+// namespace between the daemon and the sandbox. Root and non-root,
+// dumpable or not, take this one path.
+//
+// Unmapped at its execve, the helper is never uid 0 of the namespace then,
+// so it holds exactly the ambient capabilities below (the Go runtime
+// raises them before the execve; they are meaningful only inside the new
+// user namespace): enough to map itself, mount and bring up loopback, and
+// to drop everything.
 func sysProcAttr(level Level, network bool) *syscall.SysProcAttr {
 	a := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if level != LevelFull {
@@ -40,9 +58,6 @@ func sysProcAttr(level Level, network bool) *syscall.SysProcAttr {
 	if !network {
 		a.Cloneflags |= unix.CLONE_NEWNET
 	}
-	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-	a.GidMappingsEnableSetgroups = false
 	a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_NET_ADMIN}
 	return a
 }
@@ -77,7 +92,8 @@ func probe(exe string) host {
 // mounting proc under a container's masked /proc or an LSM that refuses
 // mounts in user namespaces.
 func probeFull(exe string, abi int) (bool, string) {
-	spec := helperSpec{Policy: Policy{Cwd: os.TempDir()}, Level: LevelFull, ABI: abi, Probe: true}
+	spec := helperSpec{Policy: Policy{Cwd: os.TempDir()}, Level: LevelFull, ABI: abi, Probe: true,
+		UID: os.Geteuid(), GID: os.Getegid()}
 	js, err := json.Marshal(spec)
 	if err != nil {
 		return false, err.Error()

@@ -67,13 +67,17 @@ func parseHelperArgs(args []string) (helperSpec, []string, error) {
 }
 
 // build turns this process into the sandbox, in the only order that
-// works: mounts while we hold CAP_SYS_ADMIN in the namespace; chdir after
+// works: the uid and gid maps first (unmapped, this process can create no
+// file); mounts while we hold CAP_SYS_ADMIN in the namespace; chdir after
 // them (the old cwd is below the read-only remount); no_new_privs before
 // Landlock and seccomp (both need it without CAP_SYS_ADMIN); capabilities
 // dropped after the Landlock rules are opened; seccomp last, as it refuses
 // the calls the earlier steps make.
 func build(spec helperSpec) error {
 	if spec.Level == LevelFull {
+		if err := enterNamespaces(spec.UID, spec.GID); err != nil {
+			return err
+		}
 		if err := buildView(spec.Policy); err != nil {
 			return err
 		}

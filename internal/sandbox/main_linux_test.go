@@ -25,6 +25,12 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == testToolArg {
 		os.Exit(testTool(os.Args[2], os.Args[3:]))
 	}
+	if os.Getenv(nonDumpableEnv) != "" { // as the daemon is: see TestUnprivileged
+		if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+			fmt.Fprintln(os.Stderr, "PR_SET_DUMPABLE:", err)
+			os.Exit(1)
+		}
+	}
 	os.Exit(runTests(m))
 }
 

@@ -40,6 +40,7 @@ func (a *Authority) sandboxEnv(env *tools.Env, sid string, pol session.Policy, s
 		WritableRoots: writable,
 		HiddenPaths:   hidden,
 		ReadOnlyPaths: sandbox.DefaultReadOnly(pol.Cwd), // also for the file tools
+		Home:          userHome(),
 		TempDir:       a.sessionTempDir(sid),
 		Network:       box.Network,
 	}
@@ -68,6 +69,13 @@ func (a *Authority) profileHomePaths() []string {
 func expandPaths(paths []string) []string {
 	home, _ := os.UserHomeDir()
 	return sandbox.ExpandPaths(paths, home)
+}
+
+// userHome is the user's home as ~ expands to it ("" when unknown): the
+// sandbox keeps its top level read-only inside a writable root.
+func userHome() string {
+	home, _ := os.UserHomeDir()
+	return home
 }
 
 // startupFiles are the user's shell startup files (absolute).

@@ -50,6 +50,7 @@ func TestSandboxEnvFrozenWins(t *testing.T) {
 		WritableRoots: []string{filepath.Join(user, "cache")},
 		HiddenPaths:   []string{link, realHome, filepath.Join(user, ".ssh")},
 		ReadOnlyPaths: []string{filepath.Join(cwd, ".git", "hooks"), filepath.Join(cwd, ".git", "config"), filepath.Join(cwd, ".hermes")},
+		Home:          user,
 		TempDir:       env.SandboxPolicy.TempDir,
 		Network:       false,
 	}

@@ -116,6 +116,10 @@ func execCommand(argv []string) int {
 		fmt.Fprintf(os.Stderr, "%s%s: %v\n", helperErrPrefix, argv[0], err)
 		return exitNotFound
 	}
+	// The daemon runs with umask 077 (its own files are private); the
+	// user's work is not the daemon's state, so tools create files with the
+	// usual 022, as they would in the user's shell.
+	syscall.Umask(0o022)
 	err = syscall.Exec(path, argv, os.Environ())
 	fmt.Fprintf(os.Stderr, "%sexec %s: %v\n", helperErrPrefix, argv[0], err)
 	if errors.Is(err, syscall.ENOENT) {

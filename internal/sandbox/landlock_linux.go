@@ -103,7 +103,12 @@ func applyLandlock(spec helperSpec) error {
 // writable. Listing is granted everywhere (READ_DIR on /), so ls works in
 // those directories; the price is that the names, never the contents,
 // inside a hidden directory are listable. ReadOnlyPaths are not enforced
-// at this level: a hole for .git/hooks would freeze the cwd itself.
+// at this level: holes for .git/hooks and .git/config would freeze the
+// cwd and .git themselves against new entries (see LevelLandlock).
+//
+// The home rule (home_linux.go): a writable root that contains the user's
+// home gets a hole there, and each of the home's non-dot, non-symlink,
+// non-hidden child directories gets the grant instead.
 func landlockRules(spec helperSpec, all uint64) []llRule {
 	writable := append([]string{spec.Cwd, "/dev"}, spec.WritableRoots...)
 	if spec.Level == LevelFull || spec.TempDir == "" {
@@ -123,9 +128,23 @@ func landlockRules(spec helperSpec, all uint64) []llRule {
 	for _, p := range allowExcept("/", hidden) {
 		rules = append(rules, llRule{p, llRead, p != "/"})
 	}
-	for _, w := range writable {
-		for _, p := range allowExcept(w, hidden) {
+	home := homeUnder(spec.Home, writable) // the temp dir too: at this level it is the host's
+	// Resolved, so that the holes (resolved) are found beneath them: a
+	// cwd spelled through a symlink would otherwise be granted whole.
+	for _, w := range resolveAll(writable) {
+		except := hidden
+		if home != "" && (w == home || within(home, w)) {
+			except = append(slices.Clone(hidden), home)
+		}
+		for _, p := range allowExcept(w, except) {
 			rules = append(rules, llRule{p, all, p != w})
+		}
+	}
+	if home != "" {
+		for _, d := range homeChildDirs(home, hidden) { // listed: never follow a symlink swapped in since
+			for _, p := range allowExcept(d, hidden) {
+				rules = append(rules, llRule{p, all, true})
+			}
 		}
 	}
 	return rules

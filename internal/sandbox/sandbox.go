@@ -14,6 +14,15 @@
 // and seccomp only; strict mode refuses to run anything less than the full
 // sandbox. See docs/security.md for the threat model.
 //
+// The home rule: when a writable root contains the user's home
+// (Policy.Home; the default cwd is the home itself), the top level of the
+// home is read-only, and so is everything beneath its dot-entries, while
+// its other (non-dot, non-symlink, non-hidden) child directories stay
+// writable: ~/project can be changed, ~/.bashrc, ~/.profile, ~/.aws/config
+// or a new ~/.anything cannot be created or changed, whether or not they
+// exist yet. Files directly in the home (~/notes.txt) are read-only too.
+// See home_linux.go.
+//
 // At LevelFull the command is pid 1 of its pid namespace: when it exits or
 // is killed, the kernel kills everything left in the namespace, so an
 // interrupted turn leaves no orphans. It also inherits init's lot: orphans
@@ -73,7 +82,12 @@ const (
 // hidden directory stay listable; a directory that holds a hidden path
 // (the home directory, when it is the cwd) gets no new entries, since a
 // Landlock grant on it would reach into the hidden path; ReadOnlyPaths are
-// not enforced (a hole for .git/hooks would freeze the cwd); a unix socket
+// not enforced: a Landlock grant cannot have a hole without every
+// directory above the hole losing its own grant, so holes for .git/hooks
+// and .git/config would forbid creating, removing and renaming entries
+// directly in the cwd and directly in .git (git's index.lock, HEAD.lock:
+// every git add, commit and checkout), which breaks the agent's ordinary
+// work, and the cwd's read-only footholds are left to LevelFull; a unix socket
 // under a hidden path is still connectable (Landlock up to ABI 7 does not
 // govern connect to path sockets); the host's /tmp (unless TempDir) and
 // /dev/shm are shared; there is no pid namespace, so the daemon's
@@ -97,8 +111,21 @@ type Policy struct {
 	HiddenPaths []string `json:"hidden_paths,omitempty"`
 	// ReadOnlyPaths stay read-only inside the writable roots (code-execution
 	// footholds); Launcher.Command adds Cwd's .git/hooks, .git/config and
-	// .hermes (DefaultReadOnly). LevelFull only.
+	// .hermes (DefaultReadOnly). LevelFull only. The directories between a
+	// writable root and each of them (.git) cannot be renamed or removed,
+	// so that the read-only ones cannot be taken away with their parent.
+	//
+	// Residual: footholds that do not exist when the command starts are
+	// not protected: in a cwd without a repository a command may `git
+	// init` and write .git/hooks/post-checkout, or mkdir .hermes and write
+	// its configuration. That is the agent creating its own repository or
+	// project configuration, as trusted as any other file it writes into
+	// the cwd (a Makefile, package.json scripts): whoever runs git or
+	// hermes there later runs what the agent wrote. From the next command
+	// on they exist and are read-only like any other.
 	ReadOnlyPaths []string `json:"read_only_paths,omitempty"`
+	// Home is the user's home directory; "" = no home rule (package doc).
+	Home string `json:"home,omitempty"`
 	// TempDir is the host directory seen as /tmp (and TMPDIR) inside; ""
 	// gives a fresh tmpfs.
 	TempDir string `json:"temp_dir,omitempty"`
@@ -196,7 +223,7 @@ func (l *Launcher) Command(ctx context.Context, p Policy, env []string, argv ...
 		cmd.Env = withTmpdir(env, p.TempDir)
 		return finish(cmd, p.Cwd, LevelNone, true), nil
 	}
-	spec := helperSpec{Policy: p, Level: l.status.Level, ABI: l.status.LandlockABI, UID: os.Geteuid(), GID: os.Getegid()}
+	spec := helperSpec{Policy: p, Level: l.status.Level, ABI: l.status.LandlockABI}
 	spec.ReadOnlyPaths = append(slices.Clone(p.ReadOnlyPaths), DefaultReadOnly(p.Cwd)...)
 	ensureHooksDir(p.Cwd)
 	js, err := json.Marshal(spec)
@@ -219,11 +246,6 @@ type helperSpec struct {
 	Level Level `json:"level"`
 	ABI   int   `json:"landlock_abi"` // Landlock rights to handle; 0 = none
 	Probe bool  `json:"probe,omitempty"`
-	// UID and GID are the daemon's effective ids, which the helper maps to
-	// themselves at LevelFull (mapSelf): born unmapped, it sees only the
-	// overflow id and cannot learn them. The kernel lets it map no other.
-	UID int `json:"uid"`
-	GID int `json:"gid"`
 }
 
 // withTmpdir returns env with TMPDIR set to dir (replacing any TMPDIR the

@@ -2,12 +2,10 @@ package sandbox
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,32 +16,65 @@ import (
 // covered, and a proc of the new pid namespace. Hiding comes after the
 // writable binds so that a hidden path inside a writable root (the profile
 // home inside a cwd that is the user's home) is covered on top of the bind.
-// It runs only after enterNamespaces.
 func buildView(p Policy) error {
+	if err := inNewNamespaces(); err != nil {
+		return err
+	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return step("make / private", err) // nothing we mount leaks to the host
 	}
 	if err := setattr(unix.AT_FDCWD, "/", unix.MOUNT_ATTR_RDONLY, 0, true); err != nil {
 		return step("make / read-only", err)
 	}
-	trees, err := cloneWritable(append([]string{p.Cwd}, p.WritableRoots...))
+	roots := append([]string{p.Cwd}, p.WritableRoots...)
+	home := homeUnder(p.Home, roots) // resolved while the host's /tmp is still in view
+	trees, err := cloneWritable(roots)
 	if err != nil {
 		return err
 	}
 	if err := mountTemp(p.TempDir); err != nil {
 		return err
 	}
+	// The home rule (home_linux.go): when a writable root contains the
+	// user's home, its top level is made read-only again after that root
+	// is attached, and the roots inside the home are attached after it, so
+	// that they stay writable on top.
+	inHome := func(t tree) bool { return home != "" && within(t.real, home) }
 	for _, t := range trees {
-		if err := t.attach(); err != nil {
-			return step("bind writable root "+t.path, err)
+		if !inHome(t) {
+			if err := t.attach(); err != nil {
+				return step("bind writable root "+t.path, err)
+			}
 		}
 	}
-	return coverView(p)
+	if home != "" {
+		if err := lockHomeTop(home, resolveAll(p.HiddenPaths)); err != nil {
+			return err
+		}
+	}
+	for _, t := range trees {
+		if inHome(t) {
+			if err := t.attach(); err != nil {
+				return step("bind writable root "+t.path, err)
+			}
+		}
+	}
+	return coverView(p, trees)
 }
 
-// coverView makes the read-only paths read-only and hides the hidden ones,
-// on top of the writable roots, and mounts the new proc.
-func coverView(p Policy) error {
+// coverView pins the directories between the writable roots and the
+// read-only and hidden paths inside them (pinAncestors, so that none of
+// those can be renamed away), makes the read-only paths read-only and
+// hides the hidden ones, on top of the writable roots, and mounts the new
+// proc.
+func coverView(p Policy, trees []tree) error {
+	roots := make([]string, 0, len(trees))
+	for _, t := range trees {
+		roots = append(roots, t.real)
+	}
+	if err := pinAncestors(resolveAll(append(slices.Clone(p.ReadOnlyPaths), p.HiddenPaths...)), roots); err != nil {
+		return err
+	}
 	for _, r := range p.ReadOnlyPaths {
 		if err := bindReadOnly(r); err != nil && !missing(err) {
 			return step("bind read-only "+r, err)
@@ -58,51 +89,19 @@ func coverView(p Policy) error {
 	return step("mount /proc", err)
 }
 
-// enterNamespaces refuses to remount anything unless this process was
+// inNewNamespaces refuses to remount anything unless this process was
 // born as Launcher makes it: pid 1 of a new pid namespace inside a user
-// namespace that is not the initial one, and that has no uid map yet;
-// then it maps the uid and gid (mapSelf). Run by hand as root on the host,
+// namespace that is not the initial one. Run by hand as root on the host,
 // the helper would otherwise remount the host's / read-only.
-func enterNamespaces(uid, gid int) error {
+func inNewNamespaces() error {
 	if os.Getpid() != 1 {
 		return step("refuse to build the view", errors.New("not pid 1 of a new pid namespace (start it with sandbox.Launcher)"))
 	}
 	m, err := os.ReadFile("/proc/self/uid_map")
-	if err != nil || len(strings.TrimSpace(string(m))) != 0 {
-		return step("refuse to build the view", errors.New("not in a new user namespace"))
-	}
-	return mapSelf(uid, gid)
-}
-
-// mapSelf maps uid and gid to themselves in this process's new user
-// namespace, from inside and after the execve, when this process is
-// dumpable and its /proc/self files are its own (see sysProcAttr). An
-// unprivileged process may map only its own effective ids, once each, and
-// the gid only after setgroups is denied; the maps are written in one
-// write each, as the kernel requires.
-func mapSelf(uid, gid int) error {
-	for _, w := range []struct{ file, content string }{
-		{"uid_map", fmt.Sprintf("%d %d 1\n", uid, uid)},
-		{"setgroups", "deny"},
-		{"gid_map", fmt.Sprintf("%d %d 1\n", gid, gid)},
-	} {
-		if err := writeProcSelf(w.file, w.content); err != nil {
-			return step("map uid and gid: "+w.file, err)
-		}
+	if f := strings.Fields(string(m)); err != nil || len(f) < 3 || f[2] == "4294967295" {
+		return step("refuse to build the view", errors.New("in the initial user namespace"))
 	}
 	return nil
-}
-
-func writeProcSelf(name, content string) error {
-	f, err := os.OpenFile("/proc/self/"+name, os.O_WRONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write([]byte(content))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // missing reports an error about a path the sandboxed command could not
@@ -130,6 +129,7 @@ func setattr(dirfd int, path string, set, clr uint64, recursive bool) error {
 // scratch checkouts) would otherwise vanish under the new tmpfs.
 type tree struct {
 	path string
+	real string // path with symlinks resolved in the host's view, to compare with other paths
 	fd   int
 }
 
@@ -156,7 +156,7 @@ func cloneWritable(roots []string) ([]tree, error) {
 		if err != nil {
 			return nil, step("make writable "+r, err)
 		}
-		trees = append(trees, tree{r, fd})
+		trees = append(trees, tree{r, resolveAll([]string{r})[0], fd})
 	}
 	slices.SortStableFunc(trees, func(a, b tree) int { return len(a.path) - len(b.path) })
 	return trees, nil

@@ -258,6 +258,9 @@ func TestEscapeSSHAuthorizedKeys(t *testing.T) {
 		w := newWorld(t, mode, worldOpts{userHome: func(t *testing.T, dir string) {
 			keys = newVictim(t, filepath.Join(dir, ".ssh", "authorized_keys"), "ssh-ed25519 AAAAoriginal test@escape\n")
 			bashrc = newVictim(t, filepath.Join(dir, ".bashrc"), "# original\n")
+			if err := os.Mkdir(filepath.Join(dir, "project"), 0o700); err != nil {
+				t.Fatal(err)
+			}
 		}})
 		gnupg := absent(filepath.Join(w.userHome, ".gnupg"))
 		sshNew := absent(filepath.Join(w.userHome, ".ssh", "authorized_keys2"))
@@ -287,14 +290,20 @@ func TestEscapeSSHAuthorizedKeys(t *testing.T) {
 		// The HOME as the cwd (the default cwd is the user's home): the
 		// hidden paths stay hidden inside the writable root, also those that
 		// do not exist yet, and the shell's and other tools' start-up files
-		// (code that runs later, outside the sandbox) stay as they were.
+		// (code that runs later, outside the sandbox) stay as they were: the
+		// home's top level is read-only (the home rule, internal/sandbox).
+		// Its ordinary directories stay writable (the positive control).
 		inHome := w.session(w.userHome, true)
 		w.turn(inHome.SessionID, "sshrel", append(attacks("."),
 			`mkdir -p .aws && printf '[default]\ncredential_process = sh -c "touch pwned"\n' > .aws/config`,
-			`echo 'alias ls=evil' >> .bashrc; echo 'touch pwned' > .profile`)...)
+			`echo 'alias ls=evil' >> .bashrc; echo 'touch pwned' > .profile`,
+			`mkdir -p project/src && echo ok > project/src/new.txt`)...)
 		for _, v := range []victim{keys, gnupg, sshNew, absent(filepath.Join(w.userHome, ".ssh-moved")),
 			absent(filepath.Join(w.userHome, ".aws")), bashrc, absent(filepath.Join(w.userHome, ".profile"))} {
 			v.check(t)
+		}
+		if b, err := os.ReadFile(filepath.Join(w.userHome, "project", "src", "new.txt")); string(b) != "ok\n" {
+			t.Errorf("positive control: ~/project is not writable with the home as the cwd: %q, %v", b, err)
 		}
 	})
 }
@@ -412,9 +421,11 @@ func writeTar(t *testing.T, path, name string) {
 // 6b. Footholds inside the cwd: .git/hooks, .git/config and .hermes/ stay
 // read-only although the cwd is writable (a hook or core.fsmonitor would
 // run later, outside the sandbox); also through renaming their parent
-// away and recreating it. A second cwd has none of them: creating them
-// there is checked too (the footholds do not exist when the sandbox is
-// built).
+// away and recreating it. A second cwd has none of them: there the
+// command may create them (the documented residual at
+// sandbox.Policy.ReadOnlyPaths: the agent creating its own repository is
+// as trusted as any file it writes into the cwd), and from the next
+// command on they are read-only like the others.
 func TestEscapeCwdFootholds(t *testing.T) {
 	t.Parallel()
 	inModesExcept(t, "without the sandbox the cwd is writable throughout",
@@ -458,7 +469,23 @@ func TestEscapeCwdFootholds(t *testing.T) {
 				w.turn(s.SessionID, "newfootholds",
 					`git init -q . 2>/dev/null || mkdir -p .git/hooks; mkdir -p .git/hooks; printf '#!/bin/sh\ntouch pwned\n' > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout`,
 					`mkdir -p .hermes && echo evil > .hermes/hooks.yaml`)
-				for _, v := range []victim{absent(filepath.Join(cwd, ".git", "hooks", "post-checkout")), absent(filepath.Join(cwd, ".hermes", "hooks.yaml"))} {
+				// The documented residual: what did not exist when the command
+				// started was the command's to create.
+				var created []victim
+				for _, p := range []string{filepath.Join(cwd, ".git", "hooks", "post-checkout"), filepath.Join(cwd, ".hermes", "hooks.yaml")} {
+					b, err := os.ReadFile(p)
+					if err != nil {
+						t.Fatalf("the documented residual changed (update sandbox.Policy.ReadOnlyPaths, docs/security.md and this test): "+
+							"a command could not create %s in a cwd that had none: %v", p, err)
+					}
+					created = append(created, victim{path: p, data: b})
+				}
+				// From the next command on they are footholds like any other.
+				w.turn(s.SessionID, "newfootholds2",
+					`printf 'touch pwned\n' >> .git/hooks/post-checkout; printf '#!/bin/sh\ntouch pwned\n' > .git/hooks/pre-commit`,
+					`echo evil2 > .hermes/hooks.yaml`,
+					`mv .git .git-moved && cp -a .git-moved .git && printf '#!/bin/sh\ntouch pwned\n' > .git/hooks/pre-commit`)
+				for _, v := range append(created, absent(filepath.Join(cwd, ".git", "hooks", "pre-commit")), absent(filepath.Join(cwd, ".git-moved"))) {
 					v.check(t)
 				}
 			})

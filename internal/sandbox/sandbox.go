@@ -223,7 +223,7 @@ func (l *Launcher) Command(ctx context.Context, p Policy, env []string, argv ...
 		cmd.Env = withTmpdir(env, p.TempDir)
 		return finish(cmd, p.Cwd, LevelNone, true), nil
 	}
-	spec := helperSpec{Policy: p, Level: l.status.Level, ABI: l.status.LandlockABI}
+	spec := helperSpec{Policy: p, Level: l.status.Level, ABI: l.status.LandlockABI, UID: os.Geteuid(), GID: os.Getegid()}
 	spec.ReadOnlyPaths = append(slices.Clone(p.ReadOnlyPaths), DefaultReadOnly(p.Cwd)...)
 	ensureHooksDir(p.Cwd)
 	js, err := json.Marshal(spec)
@@ -246,6 +246,11 @@ type helperSpec struct {
 	Level Level `json:"level"`
 	ABI   int   `json:"landlock_abi"` // Landlock rights to handle; 0 = none
 	Probe bool  `json:"probe,omitempty"`
+	// UID and GID are the daemon's effective ids, which the helper maps to
+	// themselves at LevelFull (mapSelf): born unmapped, it sees only the
+	// overflow id and cannot learn them. The kernel lets it map no other.
+	UID int `json:"uid"`
+	GID int `json:"gid"`
 }
 
 // withTmpdir returns env with TMPDIR set to dir (replacing any TMPDIR the

@@ -2,10 +2,12 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,10 +18,8 @@ import (
 // covered, and a proc of the new pid namespace. Hiding comes after the
 // writable binds so that a hidden path inside a writable root (the profile
 // home inside a cwd that is the user's home) is covered on top of the bind.
+// It runs only after enterNamespaces.
 func buildView(p Policy) error {
-	if err := inNewNamespaces(); err != nil {
-		return err
-	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return step("make / private", err) // nothing we mount leaks to the host
 	}
@@ -89,19 +89,51 @@ func coverView(p Policy, trees []tree) error {
 	return step("mount /proc", err)
 }
 
-// inNewNamespaces refuses to remount anything unless this process was
+// enterNamespaces refuses to remount anything unless this process was
 // born as Launcher makes it: pid 1 of a new pid namespace inside a user
-// namespace that is not the initial one. Run by hand as root on the host,
+// namespace that is not the initial one, and that has no uid map yet;
+// then it maps the uid and gid (mapSelf). Run by hand as root on the host,
 // the helper would otherwise remount the host's / read-only.
-func inNewNamespaces() error {
+func enterNamespaces(uid, gid int) error {
 	if os.Getpid() != 1 {
 		return step("refuse to build the view", errors.New("not pid 1 of a new pid namespace (start it with sandbox.Launcher)"))
 	}
 	m, err := os.ReadFile("/proc/self/uid_map")
-	if f := strings.Fields(string(m)); err != nil || len(f) < 3 || f[2] == "4294967295" {
-		return step("refuse to build the view", errors.New("in the initial user namespace"))
+	if err != nil || len(strings.TrimSpace(string(m))) != 0 {
+		return step("refuse to build the view", errors.New("not in a new user namespace"))
+	}
+	return mapSelf(uid, gid)
+}
+
+// mapSelf maps uid and gid to themselves in this process's new user
+// namespace, from inside and after the execve, when this process is
+// dumpable and its /proc/self files are its own (see sysProcAttr). An
+// unprivileged process may map only its own effective ids, once each, and
+// the gid only after setgroups is denied; the maps are written in one
+// write each, as the kernel requires.
+func mapSelf(uid, gid int) error {
+	for _, w := range []struct{ file, content string }{
+		{"uid_map", fmt.Sprintf("%d %d 1\n", uid, uid)},
+		{"setgroups", "deny"},
+		{"gid_map", fmt.Sprintf("%d %d 1\n", gid, gid)},
+	} {
+		if err := writeProcSelf(w.file, w.content); err != nil {
+			return step("map uid and gid: "+w.file, err)
+		}
 	}
 	return nil
+}
+
+func writeProcSelf(name, content string) error {
+	f, err := os.OpenFile("/proc/self/"+name, os.O_WRONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write([]byte(content))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // missing reports an error about a path the sandboxed command could not

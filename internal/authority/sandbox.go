@@ -34,6 +34,7 @@ func (a *Authority) sandboxEnv(env *tools.Env, sid string, pol session.Policy, s
 	env.ProfileHome = a.cfg.ProfileHome
 	env.WritableRoots = writable
 	env.ProtectedPaths = append(append([]string{}, hidden...), startupFiles()...)
+	env.UserHome = userHome()
 	env.EnvPassthrough = set.EnvPassthrough
 	env.SandboxPolicy = sandbox.Policy{
 		Cwd:           pol.Cwd,

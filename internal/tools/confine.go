@@ -124,6 +124,7 @@ type policy struct {
 	envFile   place   // <profile>/.env: hardline for reads and writes
 	config    place   // <profile>/config.yaml: hardline for writes
 	protected []place // Env.ProtectedPaths
+	home      place   // Env.UserHome when a root contains it (the home rule), else zero
 }
 
 func policyOf(env *Env) policy {
@@ -139,7 +140,31 @@ func policyOf(env *Env) policy {
 	for _, p := range env.ProtectedPaths {
 		pol.protected = append(pol.protected, placeOf(p))
 	}
+	if env.UserHome != "" {
+		home := placeOf(env.UserHome)
+		for _, r := range pol.roots {
+			if _, ok := lineageOf(home.path).in(r); ok {
+				pol.home = home
+			}
+		}
+	}
 	return pol
+}
+
+// homeTop reports a write the home rule asks for: with a root containing
+// the user's home, an entry directly in the home or beneath one of its
+// dot-entries (~/notes.txt, ~/.config/…), as the sandbox makes them
+// read-only for shell commands.
+func (pol policy) homeTop(op access, l lineage) bool {
+	if op != accessWrite || pol.home.path == "" {
+		return false
+	}
+	rel, ok := l.in(pol.home)
+	if !ok || rel == "" || rel == "." {
+		return false
+	}
+	first, _, nested := strings.Cut(rel, "/")
+	return !nested || strings.HasPrefix(first, ".")
 }
 
 // verdict is the decision on one path: refuse (a hardline) or ask, with
@@ -158,6 +183,9 @@ func (pol policy) judge(op access, real string) verdict {
 	}
 	if why := pol.protectedBy(l); why != "" {
 		return verdict{ask: "a protected path (" + why + ")", pattern: "protected", mandatory: true}
+	}
+	if pol.homeTop(op, l) {
+		return verdict{ask: "the top level of your home or one of its dot-directories (start-up and configuration files)", pattern: "home-top"}
 	}
 	for _, r := range pol.roots {
 		if _, ok := l.in(r); ok {

@@ -109,6 +109,11 @@ type Env struct {
 	// ProtectedPaths (absolute) always ask, even inside the cwd: the
 	// sandbox's hidden paths and the shell startup files.
 	ProtectedPaths []string
+	// UserHome is the user's home. When the cwd or a writable root contains
+	// it, writes to its top level and beneath its dot-entries ask (the
+	// sandbox keeps them read-only for shell commands: ~/.bashrc,
+	// ~/.config/systemd, ~/.local/bin hold what runs later, outside it).
+	UserHome string
 	// Sandbox runs the processes a tool starts; nil runs them bare (only
 	// tests that say so).
 	Sandbox *sandbox.Launcher
@@ -118,4 +123,8 @@ type Env struct {
 	// EnvPassthrough is terminal.env_passthrough: names added to the tool
 	// environment's allow-list.
 	EnvPassthrough []string
+	// BeforeMutate, when set, runs just before a tool changes files
+	// (write_file, patch, every terminal command): the gateway checkpoints
+	// the cwd there. It returns an error only when the call must not run.
+	BeforeMutate func(ctx context.Context) error
 }

@@ -32,6 +32,8 @@ type Settings struct {
 	Sandbox session.SandboxPolicy
 	// EnvPassthrough is terminal.env_passthrough, read live.
 	EnvPassthrough []string
+	// Checkpoints is config.yaml checkpoints, read live.
+	Checkpoints CheckpointSettings
 }
 
 // SandboxStatus is what the tool sandbox enforces; the alias lets the
@@ -82,6 +84,7 @@ type Authority struct {
 	ctx    context.Context // cancelled by Close: stops every turn
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // executors
+	ckpt   *checkpoints   // checkpoint engine and per-turn state (checkpoint.go)
 
 	mu         sync.Mutex
 	live       map[string]*live // logical id → live session; guarded by mu
@@ -96,7 +99,8 @@ func New(cfg Config) *Authority {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Authority{cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel, live: map[string]*live{}}
+	return &Authority{cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel, live: map[string]*live{},
+		ckpt: newCheckpoints(cfg.ProfileHome, cfg.Logger)}
 }
 
 // ProfileID is the opaque id of the profile this authority serves.

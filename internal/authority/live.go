@@ -192,6 +192,7 @@ func (a *Authority) Recover(ctx context.Context) error {
 			a.log.Warn("session not restored; its inputs stay queued", "session_id", sid, "reason", reasonOf(err))
 		}
 	}
+	a.recoverRewinds(ctx)
 	return nil
 }
 

@@ -39,7 +39,9 @@ func (a *Authority) execute(ctx context.Context, l *live, adm store.Admission) (
 	l.mu.Lock()
 	l.built = true
 	l.mu.Unlock()
+	defer a.endCheckpointTurn(l)
 	if r.Policy.SafeMode {
+		a.checkpointEagerly(ctx, turn.Env.BeforeMutate)
 		return settled(a.runIsolated(ctx, turn, r.Policy, key))
 	}
 	return settled(agent.Run(ctx, turn))
@@ -119,14 +121,15 @@ func systemPrompt(sid string, pol session.Policy) string {
 // the sandbox applies to every session.
 func (a *Authority) toolEnv(l *live, pol session.Policy, s stamp) *tools.Env {
 	env := &tools.Env{
-		SessionID: l.id,
-		Cwd:       pol.Cwd,
-		Approver:  &approver{a: a, l: l, s: s, yolo: pol.Yolo},
-		Clarifier: &clarifier{a: a, l: l, s: s},
-		UI:        &uiSink{a: a, l: l, s: s},
-		Processes: a.cfg.Processes,
-		Todos:     l.todos,
-		SkillsDir: a.cfg.SkillsDir,
+		SessionID:    l.id,
+		Cwd:          pol.Cwd,
+		Approver:     &approver{a: a, l: l, s: s, yolo: pol.Yolo},
+		Clarifier:    &clarifier{a: a, l: l, s: s},
+		UI:           &uiSink{a: a, l: l, s: s},
+		Processes:    a.cfg.Processes,
+		Todos:        l.todos,
+		SkillsDir:    a.cfg.SkillsDir,
+		BeforeMutate: a.checkpointHook(l, pol, s),
 	}
 	a.sandboxEnv(env, l.id, pol, a.cfg.Settings())
 	return env

@@ -27,6 +27,7 @@ type Config struct {
 	Dashboard        Dashboard           `yaml:"dashboard"`
 	Sandbox          Sandbox             `yaml:"sandbox"`
 	Terminal         Terminal            `yaml:"terminal"`
+	Checkpoints      Checkpoints         `yaml:"checkpoints"`
 }
 
 // ModelConfig is the default model endpoint.
@@ -121,6 +122,20 @@ type Terminal struct {
 	EnvPassthrough []string `yaml:"env_passthrough"`
 }
 
+// Checkpoints configures the snapshots taken before an agent's first
+// change of each turn (issue 11).
+type Checkpoints struct {
+	// Enabled is the default of session.create checkpoints for new sessions.
+	Enabled bool `yaml:"enabled"`
+	// MaxFileBytes: larger files are skipped (and listed), never snapshotted.
+	MaxFileBytes int64 `yaml:"max_file_bytes" want:"a positive integer"`
+	// KeepDays: checkpoints older than this are pruned.
+	KeepDays int `yaml:"keep_days" want:"a positive integer"`
+	// MaxBytes bounds the disk the shadow repositories take; the oldest
+	// checkpoints are pruned first.
+	MaxBytes int64 `yaml:"max_bytes" want:"a positive integer"`
+}
+
 // Dashboard configures the web dashboard; a PublicURL means gated mode.
 type Dashboard struct {
 	PublicURL   string `yaml:"public_url" want:"an http or https URL"`
@@ -170,6 +185,9 @@ func Defaults() Config {
 		Dashboard: Dashboard{OIDC: OIDC{AllowedSubjects: []string{}, AllowedEmails: []string{}}},
 		Sandbox:   Sandbox{Mode: SandboxAuto, Network: "on", WritableRoots: []string{}, HiddenPaths: DefaultHiddenPaths()},
 		Terminal:  Terminal{EnvPassthrough: []string{}},
+		Checkpoints: Checkpoints{
+			MaxFileBytes: 10 << 20, KeepDays: 7, MaxBytes: 2 << 30,
+		},
 	}
 }
 

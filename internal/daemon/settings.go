@@ -87,6 +87,9 @@ func (s *settingsSource) build(cfg config.Config, env map[string]string) authori
 		},
 		Sandbox:        sandboxSettings(cfg.Sandbox),
 		EnvPassthrough: cfg.Terminal.EnvPassthrough,
+		Checkpoints: authority.CheckpointSettings{
+			MaxFileBytes: cfg.Checkpoints.MaxFileBytes, KeepDays: cfg.Checkpoints.KeepDays, MaxBytes: cfg.Checkpoints.MaxBytes,
+		},
 	}
 }
 
@@ -102,7 +105,7 @@ func defaultsFrom(cfg config.Config, home string, snapshot map[string]any) sessi
 		MaxTurns: cfg.Agent.MaxTurns, Reasoning: cfg.Agent.ReasoningEffort, Streaming: cfg.Streaming.Enabled,
 		PlatformToolsets: cfg.PlatformToolsets, DisabledToolsets: cfg.Agent.DisabledToolsets,
 		SkillsDir: filepath.Join(home, "skills"), ConfigSnapshot: snapshot,
-		AllowInsecureHTTP: cfg.Model.AllowInsecureHTTP,
+		AllowInsecureHTTP: cfg.Model.AllowInsecureHTTP, Checkpoints: cfg.Checkpoints.Enabled,
 	}
 	profileBox := sandboxSettings(cfg.Sandbox)
 	d.Sandbox = &profileBox

@@ -73,7 +73,7 @@ func (b *builder) limitsStep() error {
 
 func (b *builder) flagsStep() error {
 	b.pol.Yolo = deref(b.p.Yolo, false)
-	b.pol.Checkpoints = deref(b.p.Checkpoints, false)
+	b.pol.Checkpoints = deref(b.p.Checkpoints, b.eff.Checkpoints)
 	b.pol.AcceptHooks = deref(b.p.AcceptHooks, false)
 	b.pol.PassSessionID = deref(b.p.PassSessionID, false)
 	b.pol.IgnoreRules = deref(b.p.IgnoreRules, false) || b.pol.SafeMode

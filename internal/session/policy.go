@@ -35,6 +35,9 @@ type Defaults struct {
 	PlatformToolsets map[string][]string // "cli", "acp"; a missing key = built-in list
 	DisabledToolsets []string
 
+	// Checkpoints is checkpoints.enabled: the default of the launch flag.
+	Checkpoints bool
+
 	SkillsDir      string         // $HERMES_HOME/skills
 	ConfigSnapshot map[string]any // effective config, secrets nulled; frozen as config_json
 	// Sandbox is sandbox.* to freeze into the policy; nil freezes nothing

@@ -52,8 +52,8 @@ func TestOpenMigrationsIdempotent(t *testing.T) {
 	}
 	db := rawDB(t, path)
 	var version int
-	if err := db.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != 1 {
-		t.Errorf("user_version = %d, %v; want 1", version, err)
+	if err := db.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != latestMigration {
+		t.Errorf("user_version = %d, %v; want %d", version, err, latestMigration)
 	}
 	var mode string
 	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
@@ -225,3 +225,6 @@ func TestOpenFilesArePrivate(t *testing.T) {
 	_ = st2.Close()
 	_ = st.Close()
 }
+
+// latestMigration is the number of the newest file in migrations/.
+const latestMigration = 2

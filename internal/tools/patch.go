@@ -62,6 +62,9 @@ func (patchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 	} else {
 		text = strings.ReplaceAll(text, a.Old, *a.New)
 	}
+	if err := beforeMutate(ctx, env); err != nil {
+		return Result{}, err
+	}
 	if err := g.write([]byte(text)); err != nil {
 		return failf("cannot write %s: %v", real, err), nil
 	}

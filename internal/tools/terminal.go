@@ -76,6 +76,9 @@ func (terminalTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 		}
 		outside = true
 	}
+	if err := beforeMutate(ctx, env); err != nil {
+		return Result{}, err
+	}
 	return runCommand(ctx, env, a.Command, timeout, outside)
 }
 

@@ -39,6 +39,9 @@ func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Re
 	if !ok || err != nil {
 		return res, err
 	}
+	if err := beforeMutate(ctx, env); err != nil {
+		return Result{}, err
+	}
 	if err := g.write([]byte(*a.Content)); err != nil {
 		return failf("cannot write %s: %v", g.path, err), nil
 	}

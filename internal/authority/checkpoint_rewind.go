@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-gateway/hermes/internal/auth"
 	"github.com/hermes-gateway/hermes/internal/checkpoint"
+	"github.com/hermes-gateway/hermes/internal/faults"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 	"github.com/hermes-gateway/hermes/internal/store"
 )
@@ -85,6 +86,7 @@ func (a *Authority) Rewind(ctx context.Context, p auth.Principal, params protoco
 	if err := a.cfg.Store.InTx(ctx, a.cfg.Epoch, func(tx *store.Tx) error { return tx.InsertRewind(rw) }); err != nil {
 		return protocol.SessionRewindResult{}, a.fenced(err)
 	}
+	faults.Hit(faults.RewindAfterPlan)
 	if err := a.applyRewind(ctx, l, rw, ck, plan, false); err != nil {
 		return protocol.SessionRewindResult{}, err
 	}

@@ -24,6 +24,9 @@ const (
 	RecoveryAfterUnknown   = "recovery.after_unknown"
 	RecoveryBeforeSchedule = "recovery.before_schedule"
 	RecoveryAfterReady     = "recovery.after_ready"
+	// RewindAfterPlan: a rewind's plan committed, nothing changed yet
+	// (exercised by test/checkpoint).
+	RewindAfterPlan = "rewind.after_plan"
 )
 
 // All lists every named point, for the crash suite.
@@ -32,5 +35,5 @@ var All = []string{
 	ClaimAfterCommit, ModelAfterRequest, ToolAfterStart, ApprovalAfterRequest,
 	ApprovalAfterResponse, ToolAfterExit, CompressBeforeCommit, CompressAfterCommit,
 	ResetBeforeCommit, ResetAfterCommit, SettleBeforeCommit, RecoveryAfterUnknown,
-	RecoveryBeforeSchedule, RecoveryAfterReady,
+	RecoveryBeforeSchedule, RecoveryAfterReady, RewindAfterPlan,
 }

@@ -15,11 +15,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermes-gateway/hermes/internal/faults"
 	gt "github.com/hermes-gateway/hermes/internal/gatewaytest"
 	"github.com/hermes-gateway/hermes/internal/modeltest"
 	"github.com/hermes-gateway/hermes/internal/protocol"
@@ -402,5 +404,93 @@ func TestCheckpointsOffTakesNone(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.f.Home, "checkpoints")); err == nil {
 		t.Error("a shadow repository was made for a session with checkpoints off")
+	}
+}
+
+// TestNoGitSaysSo: without git the daemon says so in its log, keeps
+// working, and a session that asked for checkpoints gets checkpoint.failed
+// for its turn instead of a silent no-op.
+func TestNoGitSaysSo(t *testing.T) {
+	t.Parallel()
+	cwd := gt.Cwd(t)
+	seed(t, cwd)
+	f := gt.NewFixture(t, gt.Config{})
+	d := f.Start("PATH=" + t.TempDir()) // no git (and nothing else) on PATH
+	ctx := gt.Context(t, wait)
+	v := d.View(ctx)
+	snap := gt.Create(t, v, protocol.SessionCreateParams{RequestID: gt.Ptr("nogit"), Cwd: &cwd, Checkpoints: gt.Ptr(true)})
+	f.Turns.Set("write a", modeltest.ToolCall("write_file", writeArgs("a.txt", "agent\n")), modeltest.Text("ok"))
+	rc := gt.Submit(t, v, snap.SessionID, "t1", "write a")
+	if mc := gt.AwaitComplete(t, v, rc.AdmissionID, wait); mc.Outcome != protocol.OutcomeCompleted {
+		t.Fatalf("outcome %q", mc.Outcome)
+	}
+	ev := v.Await(t, wait, func(ev protocol.Event) bool { return ev.Type == protocol.EventCheckpointFailed })
+	p := gt.Payload[protocol.CheckpointFailedPayload](t, ev)
+	if p.AdmissionID != rc.AdmissionID || !strings.Contains(p.Reason, "git is not installed") {
+		t.Errorf("checkpoint.failed %+v", p)
+	}
+	if read(cwd, "a.txt") != "agent\n" {
+		t.Error("the write did not happen without checkpoints")
+	}
+	log, _ := os.ReadFile(filepath.Join(f.Home, "logs", "gateway.log"))
+	if !strings.Contains(string(log), "checkpoints unavailable") {
+		t.Error("the gateway log does not say checkpoints are unavailable")
+	}
+	err := v.Call(ctx, protocol.MethodSessionRewind,
+		protocol.SessionRewindParams{SessionID: snap.SessionID, CheckpointID: "ckpt-x", Mode: "files"}, nil)
+	if gt.Reason(err) != protocol.ReasonNotFound {
+		t.Errorf("rewind without checkpoints: %v, want not_found", err)
+	}
+}
+
+// TestRewindCrashCompletesAtStart: a daemon SIGKILLed right after a
+// rewind's plan was committed (nothing changed yet) completes the rewind
+// at its next start, before any turn runs, and journals it as recovered.
+func TestRewindCrashCompletesAtStart(t *testing.T) {
+	t.Parallel()
+	needGit(t)
+	cwd := gt.Cwd(t)
+	seed(t, cwd)
+	f := gt.NewFixture(t, gt.Config{}, "faults")
+	d := f.Start("HERMES_FAULTS=" + faults.RewindAfterPlan)
+	ctx := gt.Context(t, wait)
+	v := d.View(ctx)
+	snap := gt.Create(t, v, protocol.SessionCreateParams{RequestID: gt.Ptr("crash"), Cwd: &cwd, Yolo: gt.Ptr(true), Checkpoints: gt.Ptr(true)})
+	agentScript(f, "edit everything")
+	rc := gt.Submit(t, v, snap.SessionID, "t1", "edit everything")
+	gt.AwaitComplete(t, v, rc.AdmissionID, wait)
+	res, err := v.Checkpoints(ctx, snap.SessionID)
+	if err != nil || len(res.Checkpoints) != 1 {
+		t.Fatalf("checkpoints %+v %v", res, err)
+	}
+	_, err = v.Rewind(ctx, protocol.SessionRewindParams{SessionID: snap.SessionID, CheckpointID: res.Checkpoints[0].CheckpointID, Mode: "both"})
+	if err == nil {
+		t.Fatal("the rewind answered although the daemon crashed in it")
+	}
+	d.AwaitCrash(wait)
+	if read(cwd, "b.txt") != "shell\n" {
+		t.Fatal("files changed before the crash point")
+	}
+	d = f.Start()
+	v = d.View(ctx)
+	after := gt.Resume(t, v, snap.SessionID)
+	if read(cwd, "a.txt") != "original a\n" || exists(cwd, "b.txt") || exists(cwd, "newdir") {
+		t.Errorf("after restart: a=%q b exists %v newdir exists %v", read(cwd, "a.txt"), exists(cwd, "b.txt"), exists(cwd, "newdir"))
+	}
+	if len(after.Messages) != 0 {
+		t.Errorf("conversation after recovered rewind: %d messages, want 0", len(after.Messages))
+	}
+	evs, err := v.EventsSince(ctx, protocol.EventsSinceParams{SessionID: snap.SessionID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rewound []protocol.SessionRewoundPayload
+	for _, ev := range evs.Events {
+		if ev.Type == protocol.EventSessionRewound {
+			rewound = append(rewound, gt.Payload[protocol.SessionRewoundPayload](t, ev))
+		}
+	}
+	if len(rewound) != 1 || !rewound[0].Recovered {
+		t.Errorf("session.rewound events %+v, want one, recovered", rewound)
 	}
 }

@@ -23,6 +23,7 @@ func covered() []string {
 	for _, c := range publishCases {
 		pts = append(pts, c.point)
 	}
+	pts = append(pts, faults.RewindAfterPlan) // test/checkpoint TestRewindCrashCompletesAtStart
 	return append(pts, recoveryPoints...)
 }
 

@@ -67,7 +67,8 @@ func (tx *Tx) orphanStarted() ([]Event, error) {
 	slices.Sort(seqs) // journal in admission order
 	var events []Event
 	for _, seq := range seqs {
-		a, err := tx.move(seq, queue.Started, queue.Orphan, moveFields{})
+		a := Admission{Seq: seq, Status: string(queue.Started)} // the rest from RETURNING
+		err := tx.move(&a, queue.Orphan, moveFields{})
 		if errors.As(err, new(*MoveError)) {
 			continue // claimed by this very epoch: not an orphan
 		}

@@ -50,25 +50,33 @@ func (e *MoveError) Unwrap() error {
 	return ErrStaleGeneration
 }
 
-// move applies ev to the admission at seq, which the caller read (or found
-// by a scan) in status from inside this transaction. The table gives the
-// next status and the outcome rule; UPDATE … WHERE seq = ? AND status = from
-// writes it, so a row that moved since it was read is refused, not
-// overwritten. A move into Terminal stamps settled_at_ms and bumps the
-// session's runtime_revision (its receipt changed). It returns the row as
-// stored; a refused status is a *MoveError, a refused outcome (a programming
-// error) wraps queue.ErrInvalidTransition, and neither writes anything.
-func (tx *Tx) move(seq int64, from queue.Status, ev queue.Event, f moveFields) (Admission, error) {
+// move applies ev to *a, the row as the caller read it inside this
+// transaction (from is a.Status). The table gives the next status and the
+// outcome rule; UPDATE … WHERE seq = ? AND status = from writes it, so a row
+// that moved since it was read is refused, not overwritten. A move into
+// Terminal stamps settled_at_ms and bumps the session's runtime_revision
+// (its receipt changed). On success *a is the row as stored: a caller that
+// found the row by a scan passes only Seq and Status, and the UPDATE's
+// RETURNING fills in the rest; a caller holding the whole row gets it
+// updated in place, without reading it back. A refused status is a
+// *MoveError, a refused outcome (a programming error) wraps
+// queue.ErrInvalidTransition, and neither writes anything.
+func (tx *Tx) move(a *Admission, ev queue.Event, f moveFields) error {
+	from := queue.Status(a.Status)
 	t, ok := queue.Lookup(from, ev)
 	if !ok {
-		return Admission{}, &MoveError{Seq: seq, Event: ev, From: from, Now: from}
+		return &MoveError{Seq: a.Seq, Event: ev, From: from, Now: from}
 	}
 	if err := t.CheckOutcome(f.outcome); err != nil {
-		return Admission{}, fmt.Errorf("admission seq %d: %w", seq, err)
+		return fmt.Errorf("admission seq %d: %w", a.Seq, err)
 	}
-	var settledAt int64
+	moved := *a
+	moved.Status, moved.Outcome = string(t.To), string(f.outcome)
 	if t.To == queue.Terminal {
-		settledAt = nowMs()
+		moved.SettledAtMs = nowMs()
+	}
+	if f.generation > 0 {
+		moved.Generation, moved.OwnerEpoch = f.generation, tx.epoch
 	}
 	// No move touches a row of a later epoch (the fence already makes that
 	// moot); an orphan must belong to an earlier one: a row claimed by this
@@ -77,20 +85,41 @@ func (tx *Tx) move(seq int64, from queue.Status, ev queue.Event, f moveFields) (
 	if ev == queue.Orphan {
 		newest--
 	}
-	a, err := scanAdmission(tx.queryRow(sAdmissionMove, string(t.To), seq, string(from), newest,
-		string(f.outcome), settledAt, f.generation, tx.epoch))
-	if errors.Is(err, sql.ErrNoRows) {
-		return Admission{}, tx.refused(seq, ev, from)
-	}
+	n, err := tx.moveRow(&moved, from, newest, f.generation)
 	if err != nil {
-		return Admission{}, fmt.Errorf("%s admission seq %d: %w", ev, seq, classify(err))
+		return fmt.Errorf("%s admission seq %d: %w", ev, a.Seq, err)
+	}
+	if n == 0 {
+		return tx.refused(a.Seq, ev, from)
 	}
 	if t.To == queue.Terminal {
-		if _, err := tx.BumpRevision(a.TargetSessionID); err != nil {
-			return Admission{}, err
+		if _, err := tx.BumpRevision(moved.TargetSessionID); err != nil {
+			return err
 		}
 	}
-	return a, nil
+	*a = moved
+	return nil
+}
+
+// moveRow runs sAdmissionMove, writing m's status, outcome and settled_at_ms
+// and (gen > 0) its generation and epoch, and reports the rows it changed. A
+// row known by Seq alone is scanned back into m from RETURNING; otherwise m
+// already holds what the statement wrote.
+func (tx *Tx) moveRow(m *Admission, from queue.Status, newest, gen int64) (int64, error) {
+	args := []any{m.Status, m.Seq, string(from), newest, m.Outcome, m.SettledAtMs, gen, tx.epoch}
+	if m.AdmissionID == "" {
+		row, err := scanAdmission(tx.queryRow(sAdmissionMove, args...))
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, nil
+		}
+		*m = row
+		return 1, classify(err)
+	}
+	res, err := tx.exec(sAdmissionMove, args...)
+	if err != nil {
+		return 0, classify(err)
+	}
+	return res.RowsAffected()
 }
 
 // refused builds the MoveError of a guarded UPDATE that matched no row,

@@ -55,14 +55,16 @@ func (f *moveFixture) admit(request string) Admission {
 	return a
 }
 
-// try runs one move in its own transaction.
-func (f *moveFixture) try(seq int64, from queue.Status, ev queue.Event, mf moveFields) (Admission, error) {
-	var a Admission
-	err := f.s.InTx(context.Background(), f.epoch, func(tx *Tx) (err error) {
-		a, err = tx.move(seq, from, ev, mf)
-		return err
-	})
+// try runs one move of a (a whole row, or only Seq and Status as a scan
+// finds it) in its own transaction and returns the moved row.
+func (f *moveFixture) try(a Admission, ev queue.Event, mf moveFields) (Admission, error) {
+	err := f.s.InTx(context.Background(), f.epoch, func(tx *Tx) error { return tx.move(&a, ev, mf) })
 	return a, err
+}
+
+// seen is a row as a scan finds it: its seq and status only.
+func seen(seq int64, status queue.Status) Admission {
+	return Admission{Seq: seq, Status: string(status)}
 }
 
 // row reads the stored row and its session's revision.
@@ -80,16 +82,16 @@ func (f *moveFixture) row(id string) (Admission, int64) {
 	return a, sess.RuntimeRevision
 }
 
-// TestMoveLegal walks one row through claim and settle and another through
-// cancel: each move writes the table's status and exactly its columns, and
-// returns the row as stored.
+// TestMoveLegal walks one row through claim (known by a scan) and settle
+// (whole row) and another through cancel: each move writes the table's
+// status and exactly its columns, and returns the row as stored.
 func TestMoveLegal(t *testing.T) {
 	t.Parallel()
 	f := newMoveFixture(t)
 	a := f.admit("r1")
 	_, rev0 := f.row(a.AdmissionID)
 
-	started, err := f.try(a.Seq, queue.Queued, queue.Claim, moveFields{generation: 7})
+	started, err := f.try(seen(a.Seq, queue.Queued), queue.Claim, moveFields{generation: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func TestMoveLegal(t *testing.T) {
 		t.Errorf("stored %+v (revision %d), returned %+v; a claim does not bump the revision (%d)", got, rev, started, rev0)
 	}
 
-	done, err := f.try(a.Seq, queue.Started, queue.Settle, moveFields{outcome: queue.Failed})
+	done, err := f.try(started, queue.Settle, moveFields{outcome: queue.Failed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,9 +116,12 @@ func TestMoveLegal(t *testing.T) {
 	}
 
 	b := f.admit("r2")
-	c, err := f.try(b.Seq, queue.Queued, queue.Cancel, moveFields{outcome: queue.Cancelled})
+	c, err := f.try(b, queue.Cancel, moveFields{outcome: queue.Cancelled})
 	if err != nil || c.Status != "terminal" || c.Outcome != "cancelled" || c.Generation != 0 {
 		t.Errorf("cancelled row = %+v, %v", c, err)
+	}
+	if got, _ := f.row(b.AdmissionID); got != c {
+		t.Errorf("stored %+v, returned %+v", got, c)
 	}
 }
 
@@ -146,7 +151,9 @@ func TestMoveRefused(t *testing.T) {
 	}
 	before, rev := f.row(queued.AdmissionID)
 	for _, tt := range tests {
-		_, err := f.try(queued.Seq, tt.from, tt.ev, tt.mf)
+		stale := before
+		stale.Status = string(tt.from)
+		_, err := f.try(stale, tt.ev, tt.mf)
 		if !errors.Is(err, tt.want) {
 			t.Errorf("%s from %s with %+v = %v; want %v", tt.ev, tt.from, tt.mf, err, tt.want)
 		}
@@ -162,35 +169,39 @@ func TestMoveRefused(t *testing.T) {
 
 // TestMoveWhereStatusRace: two moves of one row from the same read, in two
 // transactions: the first wins, the second finds the row moved, is refused
-// with the status it found, and changes nothing (row nor revision).
+// with the status it found, and changes nothing (row nor revision). Both
+// ways a caller knows a row (whole, or by a scan) are guarded.
 func TestMoveWhereStatusRace(t *testing.T) {
 	t.Parallel()
 	f := newMoveFixture(t)
 	a := f.admit("r1")
 	read, _ := f.row(a.AdmissionID) // both callers decided on this read
-	if _, err := f.try(read.Seq, queue.Status(read.Status), queue.Claim, moveFields{generation: 1}); err != nil {
+	if _, err := f.try(read, queue.Claim, moveFields{generation: 1}); err != nil {
 		t.Fatal(err)
 	}
 	after, rev := f.row(a.AdmissionID)
-	_, err := f.try(read.Seq, queue.Status(read.Status), queue.Cancel, moveFields{outcome: queue.Cancelled})
-	var me *MoveError
-	if !errors.As(err, &me) || !errors.Is(err, ErrStaleGeneration) {
-		t.Fatalf("second move = %v; want a *MoveError wrapping ErrStaleGeneration", err)
-	}
-	if want := (MoveError{Seq: a.Seq, Event: queue.Cancel, From: queue.Queued, Now: queue.Started}); *me != want {
-		t.Errorf("MoveError = %+v, want %+v", *me, want)
-	}
-	if got, r := f.row(a.AdmissionID); got != after || r != rev {
-		t.Errorf("refused move wrote: %+v (revision %d), want %+v (revision %d)", got, r, after, rev)
+	for _, stale := range []Admission{read, seen(read.Seq, queue.Queued)} {
+		_, err := f.try(stale, queue.Cancel, moveFields{outcome: queue.Cancelled})
+		var me *MoveError
+		if !errors.As(err, &me) || !errors.Is(err, ErrStaleGeneration) {
+			t.Fatalf("second move = %v; want a *MoveError wrapping ErrStaleGeneration", err)
+		}
+		if want := (MoveError{Seq: a.Seq, Event: queue.Cancel, From: queue.Queued, Now: queue.Started}); *me != want {
+			t.Errorf("MoveError = %+v, want %+v", *me, want)
+		}
+		if got, r := f.row(a.AdmissionID); got != after || r != rev {
+			t.Errorf("refused move wrote: %+v (revision %d), want %+v (revision %d)", got, r, after, rev)
+		}
 	}
 	// The same race inside one transaction: the second move of a stale
 	// copy is refused, and the first one's write stands at commit.
 	b := f.admit("r2")
 	f.tx(func(tx *Tx) error {
-		if _, err := tx.move(b.Seq, queue.Queued, queue.Cancel, moveFields{outcome: queue.Cancelled}); err != nil {
+		stale := b
+		if err := tx.move(&b, queue.Cancel, moveFields{outcome: queue.Cancelled}); err != nil {
 			return err
 		}
-		if _, err := tx.move(b.Seq, queue.Queued, queue.Claim, moveFields{generation: 9}); !errors.Is(err, ErrStaleGeneration) {
+		if err := tx.move(&stale, queue.Claim, moveFields{generation: 9}); !errors.Is(err, ErrStaleGeneration) {
 			t.Errorf("second move in one tx = %v, want ErrStaleGeneration", err)
 		}
 		return nil
@@ -220,7 +231,7 @@ func TestMoveOrphan(t *testing.T) {
 		f.tx(func(tx *Tx) error { _, _, err := tx.ClaimNext(sid); return err })
 	}
 	// A row claimed by the current epoch is not an orphan.
-	if _, err := f.try(runA.Seq, queue.Started, queue.Orphan, moveFields{}); !errors.As(err, new(*MoveError)) {
+	if _, err := f.try(seen(runA.Seq, queue.Started), queue.Orphan, moveFields{}); !errors.As(err, new(*MoveError)) {
 		t.Errorf("orphan of this epoch's row = %v, want a *MoveError", err)
 	}
 	e2, events, err := f.s.BeginEpoch(ctx, "inst-2")
@@ -237,10 +248,11 @@ func TestMoveOrphan(t *testing.T) {
 		}
 	}
 	// The orphan is resolvable, and only once.
-	if _, err := f.try(runA.Seq, queue.Unknown, queue.Resolve, moveFields{outcome: queue.Interrupted}); err != nil {
+	orphan, _ := f.row(runA.AdmissionID)
+	if _, err := f.try(orphan, queue.Resolve, moveFields{outcome: queue.Interrupted}); err != nil {
 		t.Errorf("resolve = %v", err)
 	}
-	if _, err := f.try(runA.Seq, queue.Unknown, queue.Resolve, moveFields{outcome: queue.Interrupted}); !errors.Is(err, ErrStaleGeneration) {
+	if _, err := f.try(orphan, queue.Resolve, moveFields{outcome: queue.Interrupted}); !errors.Is(err, ErrStaleGeneration) {
 		t.Errorf("second resolve = %v, want ErrStaleGeneration", err)
 	}
 }

@@ -115,8 +115,8 @@ func (tx *Tx) ClaimNext(sessionID string) (Admission, bool, error) {
 		_, err = one(gen, err, "claim "+sessionID)
 		return Admission{}, false, err
 	}
-	a, err := tx.move(next.Int64, queue.Queued, queue.Claim, moveFields{generation: gen})
-	if err != nil {
+	a := Admission{Seq: next.Int64, Status: string(queue.Queued)} // the rest from RETURNING
+	if err := tx.move(&a, queue.Claim, moveFields{generation: gen}); err != nil {
 		return Admission{}, false, fmt.Errorf("claim %s: %w", sessionID, err)
 	}
 	return a, true, nil
@@ -145,7 +145,7 @@ func (tx *Tx) Settle(admissionID string, generation int64, outcome string, resul
 		return Admission{}, fmt.Errorf("settle %s: session at generation %d, given %d: %w",
 			admissionID, sess.RuntimeGeneration, generation, ErrStaleGeneration)
 	}
-	if a, err = tx.move(a.Seq, queue.Status(a.Status), queue.Settle, moveFields{outcome: queue.Outcome(outcome)}); err != nil {
+	if err := tx.move(&a, queue.Settle, moveFields{outcome: queue.Outcome(outcome)}); err != nil {
 		return Admission{}, fmt.Errorf("settle %s: %w", admissionID, err)
 	}
 	if resultJSON != "" {
@@ -167,7 +167,7 @@ func (tx *Tx) Cancel(admissionID string) (Admission, error) {
 	if a.Status == string(queue.Terminal) {
 		return a, nil
 	}
-	if a, err = tx.move(a.Seq, queue.Status(a.Status), queue.Cancel, moveFields{outcome: queue.Cancelled}); err != nil {
+	if err := tx.move(&a, queue.Cancel, moveFields{outcome: queue.Cancelled}); err != nil {
 		return Admission{}, fmt.Errorf("cancel %s: %w", admissionID, err)
 	}
 	return a, nil
@@ -184,7 +184,7 @@ func (tx *Tx) ResolveUnknown(admissionID string, generation int64) (Admission, e
 		return Admission{}, fmt.Errorf("resolve %s (status %s, generation %d; given %d): %w",
 			admissionID, a.Status, a.Generation, generation, ErrStaleGeneration)
 	}
-	if a, err = tx.move(a.Seq, queue.Status(a.Status), queue.Resolve, moveFields{outcome: queue.Interrupted}); err != nil {
+	if err := tx.move(&a, queue.Resolve, moveFields{outcome: queue.Interrupted}); err != nil {
 		return Admission{}, fmt.Errorf("resolve %s: %w", admissionID, err)
 	}
 	return a, nil

@@ -5,12 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"strings"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 	"github.com/hermes-gateway/hermes/internal/session"
 	"github.com/hermes-gateway/hermes/internal/store"
+	"github.com/hermes-gateway/hermes/internal/strictjson"
 )
 
 // mutation is one validated session.mutate request.
@@ -116,7 +116,7 @@ func rowChange(m mutation) (func(*store.Tx) error, error) {
 		var p struct {
 			Title string `json:"title"`
 		}
-		if err := strictPayload(m.params.Payload, &p); err != nil {
+		if err := strictjson.Decode(m.params.Payload, &p); err != nil {
 			return nil, protocol.Errorf(protocol.ReasonInvalidParams, "rename needs payload {title} of 1..200 characters")
 		}
 		if err := session.CheckTitle(p.Title); err != nil {
@@ -127,7 +127,7 @@ func rowChange(m mutation) (func(*store.Tx) error, error) {
 	var p struct {
 		Archived *bool `json:"archived"`
 	}
-	if err := strictPayload(m.params.Payload, &p); err != nil || p.Archived == nil {
+	if err := strictjson.Decode(m.params.Payload, &p); err != nil || p.Archived == nil {
 		return nil, protocol.Errorf(protocol.ReasonInvalidParams, "archive needs payload {archived: bool}")
 	}
 	return func(tx *store.Tx) error { return tx.SetArchived(id, *p.Archived) }, nil
@@ -138,7 +138,7 @@ func rowChange(m mutation) (func(*store.Tx) error, error) {
 // the child is published in the mutation's own fenced transaction.
 func (a *Authority) replaceTranscript(ctx context.Context, m mutation) (protocol.SessionMutateResult, error) {
 	op := m.params.Operation
-	if err := strictPayload(m.params.Payload, &struct{}{}); err != nil {
+	if err := strictjson.Decode(m.params.Payload, &struct{}{}); err != nil {
 		return protocol.SessionMutateResult{}, protocol.Errorf(protocol.ReasonInvalidParams, "%s takes an empty payload", op)
 	}
 	if err := m.l.reserve(); err != nil {
@@ -167,15 +167,6 @@ func (a *Authority) replaceTranscript(ctx context.Context, m mutation) (protocol
 		return protocol.SessionMutateResult{}, err
 	}
 	return res, nil
-}
-
-func strictPayload(raw json.RawMessage, v any) error {
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = json.RawMessage("{}")
-	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
 }
 
 // finishMutation bumps the revision, stores the idempotent result and

@@ -3,8 +3,8 @@
 // (Call) used by the CLI and tests.
 //
 // Wire: one JSON line in, one JSON line out, then close. Requests are
-// {"protocol":1,"id":X,"verb":V,"params":{…}}, decoded strictly (unknown,
-// case-variant and duplicate keys are refused); replies are
+// {"protocol":1,"id":X,"verb":V,"params":{…}}, decoded by strictjson (unknown,
+// case-variant and duplicate keys and trailing data are refused); replies are
 // {"ok":true,"protocol":1,"id":X,"result":{…}} or
 // {"ok":false,"protocol":1,"id":X,"error":"text"}.
 //

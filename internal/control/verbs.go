@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
+	"github.com/hermes-gateway/hermes/internal/strictjson"
 )
 
 // Handler is the daemon side the control socket serves.
@@ -84,7 +85,7 @@ func (s *Server) handleLine(ctx context.Context, p peer, line []byte) reply {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return s.fail(nil, "", p, publicError("malformed request: empty line"))
 	}
-	if err := decodeStrict(line, &req); err != nil {
+	if err := strictjson.Decode(line, &req); err != nil {
 		return s.fail(nil, "", p, &refusal{text: "malformed request: want one JSON object {protocol, id, verb, params}", cause: err})
 	}
 	if req.Protocol != ProtocolVersion {
@@ -114,7 +115,7 @@ func (s *Server) fail(id json.RawMessage, verb string, p peer, err error) reply 
 
 func noParams(params json.RawMessage) error {
 	var none struct{}
-	if err := decodeStrict(params, &none); err != nil {
+	if err := strictjson.Decode(params, &none); err != nil {
 		return &refusal{text: "this verb takes no params", cause: err}
 	}
 	return nil
@@ -149,7 +150,7 @@ func (s *Server) status(ctx context.Context, _ peer, params json.RawMessage) (an
 // after refusing tool process trees.
 func (s *Server) sessionTicket(_ context.Context, p peer, params json.RawMessage) (any, error) {
 	var tp TicketParams
-	if err := decodeStrict(params, &tp); err != nil {
+	if err := strictjson.Decode(params, &tp); err != nil {
 		return nil, &refusal{text: "invalid params: want {profile_id, instance_id, purpose}", cause: err}
 	}
 	var subject string

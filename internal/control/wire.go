@@ -1,13 +1,6 @@
 package control
 
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"reflect"
-	"strings"
-)
+import "encoding/json"
 
 // ProtocolVersion is the only control protocol version spoken.
 const ProtocolVersion = 1
@@ -85,83 +78,4 @@ type reply struct {
 	ID       json.RawMessage `json:"id"`
 	Result   json.RawMessage `json:"result,omitempty"`
 	Error    string          `json:"error,omitempty"`
-}
-
-// decodeStrict decodes the JSON object raw into v (a pointer to a struct)
-// and refuses anything but exactly the struct's keys: unknown keys, keys
-// that differ only in case, duplicate keys and trailing data. Empty raw or
-// null counts as {}.
-func decodeStrict(raw []byte, v any) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = []byte("{}")
-	}
-	keys, err := objectKeys(raw)
-	if err != nil {
-		return err
-	}
-	allowed := jsonFields(reflect.TypeOf(v).Elem())
-	for _, k := range keys {
-		if !allowed[k] {
-			return fmt.Errorf("unknown field %q", k)
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("trailing data after the object")
-	}
-	return nil
-}
-
-// objectKeys returns the top-level keys of a JSON object, refusing
-// duplicates and non-objects.
-func objectKeys(raw []byte) ([]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	var keys []string
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		k, _ := tok.(string)
-		if seen[k] {
-			return nil, fmt.Errorf("duplicate field %q", k)
-		}
-		seen[k] = true
-		keys = append(keys, k)
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
-		}
-	}
-	return keys, nil
-}
-
-// jsonFields lists the exact JSON names of a struct's fields, following
-// embedded structs.
-func jsonFields(t reflect.Type) map[string]bool {
-	out := map[string]bool{}
-	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch {
-		case name == "-":
-		case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
-			for k := range jsonFields(f.Type) {
-				out[k] = true
-			}
-		case name != "":
-			out[name] = true
-		case f.IsExported():
-			out[f.Name] = true
-		}
-	}
-	return out
 }

@@ -1,12 +1,12 @@
 package session
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/hermes-gateway/hermes/internal/protocol"
+	"github.com/hermes-gateway/hermes/internal/strictjson"
 )
 
 // timeLayout is the naive ISO timestamp of entry.created_at/updated_at (UTC,
@@ -115,17 +115,18 @@ func (r Receipt) Marshal() (string, error) {
 }
 
 // ParseReceipt decodes a stored receipt strictly: malformed or truncated
-// JSON, unknown keys, wrong types and missing or null required fields are
-// storage_unavailable (the receipt is damaged; the session fails closed).
+// JSON, missing or null required fields (checkShape), and what the one
+// strict decoder refuses (unknown, case-variant and duplicate keys, wrong
+// types, trailing data) are storage_unavailable (the receipt is damaged; the
+// session fails closed). Unknown keys are refused: a receipt written by a
+// newer binary does not load in an older one.
 func ParseReceipt(raw string) (Receipt, error) {
 	if err := checkShape(raw); err != nil {
 		return Receipt{}, storageErr("receipt: %v", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
-	dec.DisallowUnknownFields()
 	var r Receipt
-	if err := dec.Decode(&r); err != nil {
-		// The decoder's text names Go types: log it (Cause), do not send it.
+	if err := strictjson.Decode([]byte(raw), &r); err != nil {
+		// The detail stays generic; the key path goes to the log (Cause).
 		return Receipt{}, &protocol.Error{Reason: protocol.ReasonStorageUnavailable,
 			Detail: "receipt: wrong field type or unknown field", Cause: err}
 	}

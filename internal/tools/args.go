@@ -1,28 +1,25 @@
 package tools
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+
+	"github.com/hermes-gateway/hermes/internal/strictjson"
 )
 
-// decodeArgs decodes a tool call's JSON arguments strictly: unknown fields
-// and trailing data are errors the model is told about. Empty or null
+// decodeArgs decodes a tool call's JSON arguments with the one strict
+// decoder: unknown, case-variant and duplicate keys, wrong types and
+// trailing data are errors the model is told about. Empty or null
 // arguments decode as {}.
 func decodeArgs(raw json.RawMessage, v any) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		raw = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := strictjson.Decode(raw, v); err != nil {
+		var e *strictjson.Error
+		// The model has always been told "unknown field".
+		if errors.As(err, &e) && e.Kind == strictjson.Unknown {
+			return fmt.Errorf("invalid arguments: unknown field %q", e.Path)
+		}
 		return fmt.Errorf("invalid arguments: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("invalid arguments: trailing data after the JSON object")
 	}
 	return nil
 }

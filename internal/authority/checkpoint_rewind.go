@@ -50,7 +50,7 @@ type rewindPlan struct {
 
 // Rewind answers session.rewind: files first, then the conversation. The
 // FIFO is reserved throughout (a running turn refuses it with
-// admission_conflict), the plan is committed before the work tree changes,
+// session_busy), the plan is committed before the work tree changes,
 // and session.rewound is journaled with the rewind's completion.
 func (a *Authority) Rewind(ctx context.Context, p auth.Principal, params protocol.SessionRewindParams) (protocol.SessionRewindResult, error) {
 	files, conv, err := rewindMode(params.Mode)
@@ -66,7 +66,7 @@ func (a *Authority) Rewind(ctx context.Context, p auth.Principal, params protoco
 		return protocol.SessionRewindResult{}, err
 	}
 	if err := l.reserve(); err != nil {
-		return protocol.SessionRewindResult{}, err
+		return protocol.SessionRewindResult{}, protocol.Errorf(protocol.ReasonSessionBusy, "a turn is running; rewind when it ends")
 	}
 	defer a.release(l)
 	plan := rewindPlan{Files: files, Conversation: conv && !a.conversationAt(ctx, l, ck), Restore: []string{}, Remove: []string{}}

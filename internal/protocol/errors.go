@@ -20,19 +20,22 @@ type Reason string
 
 // Domain reasons (SPEC §4). Every error a client sees carries one of these.
 const (
-	ReasonInvalidParams      Reason = "invalid_params"
-	ReasonPermissionDenied   Reason = "permission_denied"
-	ReasonProfileMismatch    Reason = "profile_mismatch"
-	ReasonNotFound           Reason = "not_found"
-	ReasonAdmissionConflict  Reason = "admission_conflict"
-	ReasonRuntimeDraining    Reason = "runtime_draining"
-	ReasonStaleEpoch         Reason = "stale_epoch"
-	ReasonStaleGeneration    Reason = "stale_generation"
-	ReasonUnknownExecution   Reason = "unknown_execution"
-	ReasonRevisionConflict   Reason = "revision_conflict"
-	ReasonLaunchCredentials  Reason = "launch_credentials_unavailable"
-	ReasonUnknownSkill       Reason = "unknown_skill"
-	ReasonOverloaded         Reason = "overloaded"
+	ReasonInvalidParams     Reason = "invalid_params"
+	ReasonPermissionDenied  Reason = "permission_denied"
+	ReasonProfileMismatch   Reason = "profile_mismatch"
+	ReasonNotFound          Reason = "not_found"
+	ReasonAdmissionConflict Reason = "admission_conflict"
+	ReasonRuntimeDraining   Reason = "runtime_draining"
+	ReasonStaleEpoch        Reason = "stale_epoch"
+	ReasonStaleGeneration   Reason = "stale_generation"
+	ReasonUnknownExecution  Reason = "unknown_execution"
+	ReasonRevisionConflict  Reason = "revision_conflict"
+	ReasonLaunchCredentials Reason = "launch_credentials_unavailable"
+	ReasonUnknownSkill      Reason = "unknown_skill"
+	ReasonOverloaded        Reason = "overloaded"
+	// ReasonSessionBusy: session.rewind while a turn (or another rewind,
+	// compression or reset) holds the session's FIFO; retry when it ends.
+	ReasonSessionBusy        Reason = "session_busy"
 	ReasonStorageUnavailable Reason = "storage_unavailable"
 	// ReasonModelUnavailable (code 5002): the model could not answer a
 	// request the gateway made for the client (compression). The detail

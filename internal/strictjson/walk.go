@@ -298,7 +298,6 @@ func (w *walker) object(t reflect.Type) error {
 	var seenBuf [64]bool
 	var seen []bool // by field position, when fields != nil
 	if fields != nil {
-		seen = seenBuf[:0]
 		if n := len(fields.list); n > len(seenBuf) {
 			seen = make([]bool, n)
 		} else {

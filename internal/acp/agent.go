@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/hermes-gateway/hermes/internal/client"
+	"github.com/hermes-gateway/hermes/internal/ids"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
@@ -134,7 +135,7 @@ func (a *agent) sessionNew(raw json.RawMessage) (any, *rpcError) {
 	if err != nil {
 		return nil, internal("gateway unavailable", err)
 	}
-	src, reqID := "acp", newID("acp")
+	src, reqID := "acp", ids.New("acp-", 12)
 	params := protocol.SessionCreateParams{RequestID: &reqID, Source: &src, Editor: editor(p.McpServers)}
 	if p.Cwd != "" {
 		params.Cwd = &p.Cwd

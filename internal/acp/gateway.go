@@ -1,14 +1,13 @@
 package acp
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
 
 	"github.com/hermes-gateway/hermes/internal/client"
+	"github.com/hermes-gateway/hermes/internal/ids"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
@@ -113,7 +112,7 @@ func (a *agent) sessionPrompt(raw json.RawMessage) (any, *rpcError) {
 	if err != nil {
 		return nil, internal("session/prompt", err)
 	}
-	subID := newID("acp")
+	subID := ids.New("acp-", 12)
 	rec, err := g.c.Submit(a.ctx, protocol.PromptSubmitParams{SessionID: p.SessionID, SubmissionID: &subID, Text: text})
 	if err != nil {
 		g.pump.end(p.SessionID, t)
@@ -180,10 +179,4 @@ func promptText(blocks []json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "\n")
-}
-
-func newID(prefix string) string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return prefix + "-" + hex.EncodeToString(b[:])
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/hermes-gateway/hermes/internal/ids"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
@@ -69,7 +70,7 @@ func (p *pump) clarify(sid, toolID string, r protocol.ClarifyRequestPayload) {
 
 func permissionRequest(sid, toolID, title, kind string, opts []map[string]string, raw any) map[string]any {
 	if toolID == "" {
-		toolID = newID("prompt")
+		toolID = ids.New("prompt-", 12)
 	}
 	return map[string]any{
 		"sessionId": sid,

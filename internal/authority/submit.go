@@ -2,12 +2,11 @@ package authority
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
 	"github.com/hermes-gateway/hermes/internal/faults"
+	"github.com/hermes-gateway/hermes/internal/ids"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 	"github.com/hermes-gateway/hermes/internal/session"
 	"github.com/hermes-gateway/hermes/internal/store"
@@ -176,8 +175,6 @@ func domainErr(err error) error {
 	return err
 }
 
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+// newID is the authority's id format (admission, prompt, lineage,
+// checkpoint and rewind ids): 32 random hex digits.
+func newID() string { return ids.New("", 16) }

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"io"
@@ -13,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hermes-gateway/hermes/internal/ids"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 	"github.com/hermes-gateway/hermes/internal/rpc"
 )
@@ -123,7 +122,7 @@ func (o chatOptions) createParams(src string) (protocol.SessionCreateParams, err
 	p := protocol.SessionCreateParams{Source: &src}
 	reqID := o.requestID
 	if reqID == "" {
-		reqID = src + "-" + randomID()
+		reqID = ids.New(src+"-", 16)
 	}
 	p.RequestID = &reqID
 	cwd := o.cwd
@@ -159,13 +158,6 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-// randomID is 16 random bytes in hex, for idempotency keys.
-func randomID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // isTerminal reports whether r is a terminal device.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-gateway/hermes/internal/client"
+	"github.com/hermes-gateway/hermes/internal/ids"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 	"github.com/hermes-gateway/hermes/internal/rpc"
 )
@@ -80,7 +81,7 @@ func (r *oneshot) start(ctx context.Context, params protocol.SessionCreateParams
 	r.sid, r.lastSeq, r.replayEpoch = snap.SessionID, snap.LastSequence, snap.ReplayEpoch
 	subID := r.o.submissionID
 	if subID == "" {
-		subID = "oneshot-" + randomID()
+		subID = ids.New("oneshot-", 16)
 	}
 	rec, err := r.c.Submit(ctx, protocol.PromptSubmitParams{SessionID: r.sid, SubmissionID: &subID, Text: text})
 	if err != nil {

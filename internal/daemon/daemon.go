@@ -25,6 +25,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/control"
 	"github.com/hermes-gateway/hermes/internal/events"
 	"github.com/hermes-gateway/hermes/internal/faults"
+	"github.com/hermes-gateway/hermes/internal/ids"
 	"github.com/hermes-gateway/hermes/internal/server"
 	"github.com/hermes-gateway/hermes/internal/store"
 )
@@ -59,11 +60,12 @@ type Options struct {
 	WorkerCommand []string
 }
 
-// States reported by the control socket.
+// States reported by the control socket. They are declared once, by the
+// control protocol; these are the same constants under this package's name.
 const (
-	StateStarting = "starting"
-	StateReady    = "ready"
-	StateDraining = "draining"
+	StateStarting = control.StateStarting
+	StateReady    = control.StateReady
+	StateDraining = control.StateDraining
 )
 
 // Run is the daemon: it returns nil after a graceful stop, an *ExitError for
@@ -157,7 +159,7 @@ func openLog(home string, stderr io.Writer) (*os.File, *slog.Logger, error) {
 // start runs everything before readiness: config, store, epoch, recovery,
 // listeners. Connections are accepted only after recovery.
 func (d *daemon) start(ctx context.Context) error {
-	d.state.Store(StateStarting)
+	d.state.Store(control.StateStarting)
 	if err := d.loadConfig(); err != nil {
 		return err
 	}
@@ -192,7 +194,7 @@ func (d *daemon) openStore(ctx context.Context) error {
 }
 
 func (d *daemon) beginEpoch(ctx context.Context) error {
-	d.instanceID = newInstanceID()
+	d.instanceID = ids.New("", 16)
 	epoch, unknown, err := d.st.BeginEpoch(ctx, d.instanceID)
 	if err != nil {
 		return exitf(ExitRuntime, "cannot begin a runtime epoch: %v", err)
@@ -222,7 +224,7 @@ func (d *daemon) serve(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(srvCtx)
 	g.Go(func() error { return d.srv.Serve(gctx, d.ln) })
 	g.Go(func() error { return d.ctl.Run(gctx) })
-	d.state.Store(StateReady)
+	d.state.Store(control.StateReady)
 	d.log.Info("gateway ready", "api_origin", d.apiOrigin(), "epoch", d.epoch, "pid", os.Getpid())
 	if d.opts.Stdout != nil {
 		fmt.Fprintf(d.opts.Stdout, "hermes gateway ready on %s (home %s, epoch %d)\n", d.apiOrigin(), d.home, d.epoch)
@@ -258,7 +260,7 @@ func (d *daemon) serve(ctx context.Context) error {
 // drain stops admitting, lets running turns end within shutdown_timeout,
 // then interrupts what is left (those rows stay started → unknown next time).
 func (d *daemon) drain() {
-	d.state.Store(StateDraining)
+	d.state.Store(control.StateDraining)
 	d.auth.Drain()
 	timeout := time.Duration(d.cfg.Gateway.ShutdownTimeout)
 	wctx, cancel := context.WithTimeout(context.Background(), timeout)

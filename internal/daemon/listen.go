@@ -2,8 +2,6 @@ package daemon
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,6 +10,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/auth"
 	"github.com/hermes-gateway/hermes/internal/config"
 	"github.com/hermes-gateway/hermes/internal/control"
+	"github.com/hermes-gateway/hermes/internal/gate"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 	"github.com/hermes-gateway/hermes/internal/server"
 )
@@ -64,7 +63,7 @@ func (d *daemon) listen() error {
 	d.srv = server.New(server.Config{
 		Authority: d.auth, Tickets: d.tickets, Logger: d.log,
 		MaxFrameBytes: d.cfg.Gateway.MaxFrameBytes, LegacyToken: token,
-		Gated: d.cfg.Gated(), PublicOrigin: publicOrigin(d.cfg.Dashboard.PublicURL),
+		Gated: d.cfg.Gated(), PublicOrigin: gate.PublicOrigin(d.cfg.Dashboard.PublicURL),
 		MaxConnections: d.cfg.Gateway.MaxConnections, WriteTimeout: d.cfg.Gateway.WriteTimeout.Std(),
 		Dashboard: dash, Sandbox: d.sandboxStatus,
 	})
@@ -76,15 +75,6 @@ func (d *daemon) listen() error {
 	}
 	d.ctl = ctl
 	return nil
-}
-
-func publicOrigin(u string) string {
-	if i := strings.Index(u, "://"); i >= 0 {
-		if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
-			return u[:i+3+j]
-		}
-	}
-	return u
 }
 
 // legacyToken returns the ?token= secret when the legacy path is enabled,
@@ -133,10 +123,4 @@ func (d *daemon) Status(ctx context.Context) (control.Status, error) {
 // MintTicket answers session-ticket (the control server has checked the peer).
 func (d *daemon) MintTicket(peer auth.Peer, subject, profileID, instanceID, purpose string) (string, error) {
 	return d.tickets.MintFor(peer, subject, profileID, instanceID, purpose)
-}
-
-func newInstanceID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
+	"github.com/hermes-gateway/hermes/internal/gate"
 )
 
 // Config wires a Dashboard.
@@ -46,8 +47,8 @@ type Dashboard struct {
 	cfg       Config
 	log       *slog.Logger
 	port      string
-	public    *url.URL // nil unless gated
-	origins   []string // the exact Origin allow-list
+	public    *url.URL    // nil unless gated
+	gate      gate.Policy // the exact Origin allow-list: loopback names with port, public origin
 	sessions  *sessions
 	wsTickets *wsTickets
 	oidc      *oidcLogin // nil unless gated
@@ -74,9 +75,9 @@ func New(cfg Config) (*Dashboard, error) {
 		if d.public, d.oidc, err = newGated(cfg); err != nil {
 			return nil, err
 		}
-		publicOrigin = d.public.Scheme + "://" + d.public.Host
+		publicOrigin = gate.OriginOf(d.public)
 	}
-	d.origins = allowedOrigins(d.port, publicOrigin)
+	d.gate = gate.NewPolicy(d.port, publicOrigin)
 	d.mux = d.routes()
 	return d, nil
 }

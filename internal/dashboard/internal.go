@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
+	"github.com/hermes-gateway/hermes/internal/gate"
 	"github.com/hermes-gateway/hermes/internal/server"
 )
 
@@ -49,7 +50,7 @@ func (d *Dashboard) AuthenticateWS(r *http.Request) (string, error) {
 }
 
 func (d *Dashboard) authTicket(r *http.Request, ticket string) (string, error) {
-	if !d.originAllowed(r.Header.Get("Origin")) {
+	if !d.gate.OriginAllowed(r.Header.Get("Origin")) {
 		return "", refusal(http.StatusForbidden, "websocket ticket with a missing or foreign Origin")
 	}
 	key, ok := d.wsTickets.take(ticket)
@@ -64,10 +65,10 @@ func (d *Dashboard) authTicket(r *http.Request, ticket string) (string, error) {
 }
 
 func (d *Dashboard) authInternal(r *http.Request, cred string) (string, error) {
-	if o := r.Header.Get("Origin"); o != "" && !d.originAllowed(o) {
+	if o := r.Header.Get("Origin"); o != "" && !d.gate.OriginAllowed(o) {
 		return "", refusal(http.StatusForbidden, "internal credential with a foreign Origin")
 	}
-	if !loopbackPeer(r.RemoteAddr) {
+	if !gate.LoopbackPeer(r.RemoteAddr) {
 		return "", refusal(http.StatusForbidden, "internal credential from a non-loopback peer")
 	}
 	if !d.ptys.authorized(cred) {

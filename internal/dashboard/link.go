@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
+	"github.com/hermes-gateway/hermes/internal/gate"
 )
 
 // serveLink is GET /auth/link?ticket=: it redeems a dashboard-login ticket
@@ -13,7 +14,7 @@ import (
 // is only accepted on the loopback listener names, never via the public
 // host: the ticket is for the machine it was minted on.
 func (d *Dashboard) serveLink(w http.ResponseWriter, r *http.Request) {
-	if d.oidc != nil && !d.loopbackHost(r.Host) {
+	if d.oidc != nil && !gate.LoopbackHost(r.Host, d.port) {
 		d.refuseHTTP(w, r, http.StatusForbidden, "login link on the public host")
 		return
 	}

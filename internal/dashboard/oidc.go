@@ -15,6 +15,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
+	"github.com/hermes-gateway/hermes/internal/gate"
 )
 
 // OIDCConfig is dashboard.oidc with the client secret resolved.
@@ -44,8 +45,8 @@ type oidcLogin struct {
 
 // newGated parses public_url and checks the OIDC settings.
 func newGated(cfg Config) (*url.URL, *oidcLogin, error) {
-	u, err := url.Parse(cfg.PublicURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, ok := gate.ParsePublicURL(cfg.PublicURL)
+	if !ok {
 		return nil, nil, fmt.Errorf("dashboard: public_url %q is not an http(s) URL", cfg.PublicURL)
 	}
 	if cfg.OIDC.Issuer == "" || cfg.OIDC.ClientID == "" {
@@ -56,7 +57,7 @@ func newGated(cfg Config) (*url.URL, *oidcLogin, error) {
 	}
 	l := &oidcLogin{
 		cfg:      cfg.OIDC,
-		redirect: strings.TrimSuffix(u.Scheme+"://"+u.Host+u.Path, "/") + "/auth/callback",
+		redirect: strings.TrimSuffix(gate.OriginOf(u)+u.Path, "/") + "/auth/callback",
 		pending:  newPendingLogins(cfg.Now),
 	}
 	return u, l, nil

@@ -43,7 +43,7 @@ type paneMsg struct {
 // Output goes to the browser as binary frames; text frames carry input and
 // resizes. Closing the socket kills the child's process group.
 func (d *Dashboard) servePTY(w http.ResponseWriter, r *http.Request) {
-	if !d.originAllowed(r.Header.Get("Origin")) {
+	if !d.gate.OriginAllowed(r.Header.Get("Origin")) {
 		d.refuseHTTP(w, r, http.StatusForbidden, "terminal pane with a missing or foreign Origin")
 		return
 	}

@@ -2,12 +2,12 @@ package model
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/hermes-gateway/hermes/internal/ids"
 )
 
 // toolCallDelta is one tool call fragment (streaming) or a whole call
@@ -105,7 +105,7 @@ func (a *callAssembler) result() []ToolCall {
 	for _, c := range a.calls {
 		tc := ToolCall{ID: c.id, Type: "function", Function: FunctionCall{Name: c.name, Arguments: c.args.String()}}
 		if tc.ID == "" {
-			tc.ID = newCallID()
+			tc.ID = ids.New("call_", 12)
 		}
 		if strings.TrimSpace(tc.Function.Arguments) == "" {
 			tc.Function.Arguments = "{}"
@@ -113,12 +113,6 @@ func (a *callAssembler) result() []ToolCall {
 		out = append(out, tc)
 	}
 	return out
-}
-
-func newCallID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "call_" + hex.EncodeToString(b[:])
 }
 
 // completion is a non-streaming chat.completion.

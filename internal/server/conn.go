@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"sync"
 
@@ -159,12 +157,6 @@ func register(method string, h handler) { handlers[method] = h }
 // decode is strict params decoding (rpc.DecodeParams) for a handler.
 func decode[T any](params json.RawMessage) (T, error) {
 	return rpc.DecodeParams[T](params)
-}
-
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 var errNotAttached = protocol.Errorf(protocol.ReasonPermissionDenied, "resume or create this session on this connection first")

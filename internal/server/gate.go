@@ -2,15 +2,15 @@ package server
 
 import (
 	"errors"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 
 	"github.com/coder/websocket"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
+	"github.com/hermes-gateway/hermes/internal/gate"
+	"github.com/hermes-gateway/hermes/internal/ids"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
@@ -91,7 +91,7 @@ func (s *Server) nativeTicket(r *http.Request, offered []string) (auth.Principal
 	if r.Header.Get("Origin") != "" {
 		return auth.Principal{}, refuse(http.StatusForbidden, "native ticket with an Origin header")
 	}
-	if !loopbackPeer(r.RemoteAddr) {
+	if !gate.LoopbackPeer(r.RemoteAddr) {
 		return auth.Principal{}, refuse(http.StatusForbidden, "native ticket from a non-loopback peer")
 	}
 	var ticket string
@@ -122,7 +122,7 @@ func (s *Server) legacyToken(r *http.Request, q url.Values) (auth.Principal, err
 	if s.cfg.Gated || s.cfg.LegacyToken == "" {
 		return auth.Principal{}, refuse(http.StatusUnauthorized, "legacy token path disabled")
 	}
-	if o := r.Header.Get("Origin"); o != "" && !s.originAllowed(o) {
+	if o := r.Header.Get("Origin"); o != "" && !s.gate.OriginAllowed(o) {
 		return auth.Principal{}, refuse(http.StatusForbidden, "origin not allowed")
 	}
 	if !auth.EqualSecret(q.Get("token"), s.cfg.LegacyToken) {
@@ -134,24 +134,7 @@ func (s *Server) legacyToken(r *http.Request, q url.Values) (auth.Principal, err
 // principal builds the identity a gate grants: every gate grants the
 // interactive capabilities plus session:operator (SPEC §4).
 func (s *Server) principal(subject, profileID string) auth.Principal {
-	return auth.Principal{Subject: subject, ProfileID: profileID, TransportID: newID(), Caps: auth.GateCaps()}
-}
-
-func loopbackPeer(remote string) bool {
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		return false
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
-}
-
-func hostOf(origin string) string {
-	u, err := url.Parse(origin)
-	if err != nil {
-		return ""
-	}
-	return u.Host
+	return auth.Principal{Subject: subject, ProfileID: profileID, TransportID: ids.New("", 16), Caps: auth.GateCaps()}
 }
 
 // dashboardCredential delegates ?ticket= and ?internal= to the dashboard.

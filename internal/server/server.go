@@ -18,6 +18,7 @@ import (
 
 	"github.com/hermes-gateway/hermes/internal/auth"
 	"github.com/hermes-gateway/hermes/internal/authority"
+	"github.com/hermes-gateway/hermes/internal/gate"
 )
 
 // Config wires a Server.
@@ -79,7 +80,8 @@ func (e *DashboardRefusal) Error() string { return e.Why }
 type Server struct {
 	cfg  Config
 	log  *slog.Logger
-	port string // listener port, set by Serve before the first request
+	port string      // listener port, set by Serve before the first request
+	gate gate.Policy // Host/Origin allow-list, set by Serve with port
 
 	mu    sync.Mutex
 	conns map[*conn]struct{} // open WebSocket connections; guarded by mu
@@ -106,6 +108,11 @@ func New(cfg Config) *Server {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	s.port = port
+	public := ""
+	if s.cfg.Gated {
+		public = s.cfg.PublicOrigin
+	}
+	s.gate = gate.NewPolicy(port, public)
 	capped := newCapListener(ln, s.cfg.MaxConnections)
 	hs := &http.Server{
 		Handler:           s.Handler(),
@@ -148,43 +155,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
-		if !s.hostAllowed(r.Host) {
+		if !s.gate.HostAllowed(r.Host) {
 			http.Error(w, "forbidden host", http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// hostAllowed is the DNS-rebinding guard: only loopback names with our port
-// (and the public host in gated mode).
-func (s *Server) hostAllowed(host string) bool {
-	for _, ok := range s.allowedHosts() {
-		if host == ok {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *Server) allowedHosts() []string {
-	hosts := []string{"127.0.0.1:" + s.port, "localhost:" + s.port, "[::1]:" + s.port}
-	if s.cfg.Gated && s.cfg.PublicOrigin != "" {
-		if u := hostOf(s.cfg.PublicOrigin); u != "" {
-			hosts = append(hosts, u)
-		}
-	}
-	return hosts
-}
-
-// originAllowed is the Origin allow-list of SPEC §4.
-func (s *Server) originAllowed(origin string) bool {
-	for _, h := range []string{"127.0.0.1", "localhost", "[::1]"} {
-		if origin == "http://"+h+":"+s.port {
-			return true
-		}
-	}
-	return s.cfg.Gated && s.cfg.PublicOrigin != "" && origin == s.cfg.PublicOrigin
 }
 
 // Port is the listener port ("" before Serve).

@@ -2,10 +2,11 @@ package session
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+
+	"github.com/hermes-gateway/hermes/internal/ids"
 )
 
 // routePrefix is the route of every LOCAL dm session of the main profile.
@@ -55,8 +56,4 @@ func CredentialRef(apiKey string) string {
 
 // newRequestID is the request id of a create without one: 32 random hex
 // digits (no lost-ACK protection, since the client cannot repeat it).
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
-	return hex.EncodeToString(b[:])
-}
+func newRequestID() string { return ids.New("", 16) }

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/hermes-gateway/hermes/internal/ids"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
@@ -74,7 +75,7 @@ func (m *Model) slash(line string) tea.Cmd {
 	switch name {
 	case "/new":
 		p := m.opts.Create
-		id := newID("tui")
+		id := ids.New("tui-", 12)
 		p.RequestID = &id
 		m.texts = map[string]string{}
 		return m.attachCmd(attach{old: m.sid, subID: m.subID, create: &p})

@@ -2,8 +2,6 @@ package tui
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 
 	"charm.land/bubbles/v2/textinput"
@@ -227,10 +225,4 @@ func nextEventOnce(m *Model) tea.Cmd {
 	}
 	m.reading = m.gen + 1
 	return nextEvent(m.c, m.gen)
-}
-
-func newID(prefix string) string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return prefix + "-" + hex.EncodeToString(b[:])
 }

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hermes-gateway/hermes/internal/client"
+	"github.com/hermes-gateway/hermes/internal/ids"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
@@ -124,7 +125,7 @@ func submitCmd(c *client.Client, sid, text string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
-		id := newID("tui")
+		id := ids.New("tui-", 12)
 		rec, err := c.Submit(ctx, protocol.PromptSubmitParams{SessionID: sid, SubmissionID: &id, Text: text})
 		return resultMsg{what: "submit", rec: &rec, text: text, err: err}
 	}
@@ -136,7 +137,7 @@ func mutateCmd(c *client.Client, sid string, rev int64, op string, payload map[s
 		defer cancel()
 		raw, _ := json.Marshal(payload)
 		res, err := c.MutateSession(ctx, protocol.SessionMutateParams{
-			SessionID: sid, RequestID: newID("tui-" + op), ExpectedRevision: rev, Operation: op, Payload: raw,
+			SessionID: sid, RequestID: ids.New("tui-"+op+"-", 12), ExpectedRevision: rev, Operation: op, Payload: raw,
 		})
 		return resultMsg{what: op, revision: res.Revision, text: payload["title"], err: err}
 	}

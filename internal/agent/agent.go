@@ -62,6 +62,7 @@ type Turn struct {
 	Tools           []tools.Tool
 	Env             *tools.Env // nil = an empty Env
 	Recorder        Recorder   // nil = discard
+	Hooks           ToolHooks  // PreToolUse/PostToolUse hooks; nil = none
 }
 
 // Result is how a turn ended.

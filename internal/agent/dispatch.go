@@ -52,12 +52,20 @@ func (r *run) runTool(ctx context.Context, call model.ToolCall) (tools.Result, e
 	case argErr != nil:
 		return errResult(fmt.Sprintf("invalid arguments for %s: %v", name, argErr)), nil
 	}
+	if r.t.Hooks != nil {
+		if res, stop, err := r.preToolUse(ctx, name, hookCommand(name, args), args); stop {
+			return res, err
+		}
+	}
 	res, err := safeRun(ctx, tool, r.t.Env, args)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return errResult(resultInterrupted), fmt.Errorf("tool %s: %w", name, err)
 	case err != nil:
 		return errResult(resultToolFailed), fmt.Errorf("tool %s: %w", name, err)
+	}
+	if r.t.Hooks != nil {
+		return r.postToolUse(ctx, name, args, res)
 	}
 	return res, nil
 }

@@ -227,4 +227,4 @@ func TestOpenFilesArePrivate(t *testing.T) {
 }
 
 // latestMigration is the number of the newest file in migrations/.
-const latestMigration = 2
+const latestMigration = 3

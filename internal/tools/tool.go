@@ -40,6 +40,7 @@ const (
 	KindCommand    = "approval"   // a dangerous terminal command
 	KindFile       = "file"       // a file tool outside the cwd, or on a protected path
 	KindEscalation = "escalation" // a terminal command asking to run outside the sandbox
+	KindHooks      = "hooks"      // first use of a project's .hermes/hooks.yaml (issue 12)
 )
 
 // ApprovalRequest asks a human to consent to a dangerous action.

@@ -74,6 +74,8 @@ type Config struct {
 	// WorkerCommand, when set, is the argv that runs a safe-mode turn in an
 	// isolated process (hermes worker).
 	WorkerCommand []string
+	// Observer receives turn, model, tool and prompt measurements; nil = none.
+	Observer Observer
 }
 
 // Authority owns execution for one profile. Create it with New, call Recover

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hermes-gateway/hermes/internal/faults"
 	"github.com/hermes-gateway/hermes/internal/protocol"
@@ -136,10 +137,12 @@ func (a *Authority) runTurn(l *live, adm store.Admission) {
 		cancel() // interrupted between its claim and its start
 	}
 	l.mu.Unlock()
+	start := time.Now()
 	res := a.execute(ctx, l, adm)
 	if a.ctx.Err() != nil {
 		return
 	}
+	a.observer().TurnDone(res.Outcome, time.Since(start))
 	if err := a.settle(l, adm, res); err != nil {
 		a.log.Error("settle failed; the row stays started and becomes unknown at the next start",
 			"session_id", l.id, "admission_id", adm.AdmissionID, "err", err)

@@ -35,7 +35,7 @@ func promptList(ps []*prompt) []protocol.Prompt {
 
 // ask journals the request, registers the prompt (visible in snapshots from
 // that commit on), and waits for an answer, the timeout or ctx.
-func (a *Authority) ask(ctx context.Context, l *live, s stamp, pr *prompt, typ string, payload any, timeout time.Duration) (answer, error) {
+func (a *Authority) ask(ctx context.Context, l *live, s stamp, pr *prompt, typ string, payload any, timeout time.Duration) (got answer, askErr error) {
 	err := a.commit(context.WithoutCancel(ctx), l.id, func(_ *store.Tx, j *journal) error {
 		return j.add(typ, payload, s)
 	}, func() {
@@ -46,6 +46,8 @@ func (a *Authority) ask(ctx context.Context, l *live, s stamp, pr *prompt, typ s
 	if err != nil {
 		return answer{}, err
 	}
+	a.observer().PromptOpened(pr.wire.Kind)
+	defer a.observePrompt(pr.wire.Kind, time.Now(), &got, &askErr)
 	if typ == protocol.EventApprovalRequest {
 		faults.Hit(faults.ApprovalAfterRequest)
 	}

@@ -40,6 +40,7 @@ func (a *Authority) execute(ctx context.Context, l *live, adm store.Admission) (
 	l.built = true
 	l.mu.Unlock()
 	defer a.endCheckpointTurn(l)
+	a.instrument(&turn)
 	if r.Policy.SafeMode {
 		a.checkpointEagerly(ctx, turn.Env.BeforeMutate)
 		return settled(a.runIsolated(ctx, turn, r.Policy, key))

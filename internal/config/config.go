@@ -28,6 +28,8 @@ type Config struct {
 	Sandbox          Sandbox             `yaml:"sandbox"`
 	Terminal         Terminal            `yaml:"terminal"`
 	Checkpoints      Checkpoints         `yaml:"checkpoints"`
+	Metrics          Metrics             `yaml:"metrics"`
+	Logging          Logging             `yaml:"logging"`
 }
 
 // ModelConfig is the default model endpoint.
@@ -188,6 +190,7 @@ func Defaults() Config {
 		Checkpoints: Checkpoints{
 			MaxFileBytes: 10 << 20, KeepDays: 7, MaxBytes: 2 << 30,
 		},
+		Logging: Logging{MaxMB: 10, Keep: 3},
 	}
 }
 

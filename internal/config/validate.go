@@ -49,6 +49,9 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%s: want %s", ch.path, ch.wants)
 		}
 	}
+	if err := c.validateOperability(); err != nil {
+		return err
+	}
 	return c.validateEnvNames()
 }
 

@@ -26,6 +26,8 @@ import (
 	"github.com/hermes-gateway/hermes/internal/events"
 	"github.com/hermes-gateway/hermes/internal/faults"
 	"github.com/hermes-gateway/hermes/internal/ids"
+	"github.com/hermes-gateway/hermes/internal/logfile"
+	"github.com/hermes-gateway/hermes/internal/metrics"
 	"github.com/hermes-gateway/hermes/internal/server"
 	"github.com/hermes-gateway/hermes/internal/store"
 )
@@ -91,7 +93,7 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer logFile.Close()
-	d := &daemon{home: home, opts: opts, log: log, fenced: make(chan struct{})}
+	d := &daemon{home: home, opts: opts, log: log, logw: logFile, fenced: make(chan struct{})}
 	if err := d.start(ctx); err != nil {
 		log.Error("gateway did not start", "err", err.Error())
 		return err
@@ -104,6 +106,7 @@ type daemon struct {
 	home string
 	opts Options
 	log  *slog.Logger
+	logw *logfile.Writer // logs/gateway.log; limits set from config.yaml
 
 	cfg        config.Config
 	settings   *settingsSource
@@ -117,7 +120,9 @@ type daemon struct {
 	srv        *server.Server
 	dash       server.Dashboard
 	ctl        *control.Server
-	fenced     chan struct{} // closed once when another gateway took over the database
+	metrics    *metrics.Metrics // always made; served only on metrics.listen
+	metricsLn  net.Listener     // nil = no metrics endpoint
+	fenced     chan struct{}    // closed once when another gateway took over the database
 	fenceOnce  sync.Once
 	profileID  string
 	instanceID string
@@ -144,8 +149,8 @@ func prepareHome(home string) (string, error) {
 	return abs, nil
 }
 
-func openLog(home string, stderr io.Writer) (*os.File, *slog.Logger, error) {
-	f, err := os.OpenFile(filepath.Join(home, "logs", "gateway.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+func openLog(home string, stderr io.Writer) (*logfile.Writer, *slog.Logger, error) {
+	f, err := logfile.Open(filepath.Join(home, "logs", "gateway.log"), logfile.DefaultMaxBytes, logfile.DefaultKeep)
 	if err != nil {
 		return nil, nil, exitf(ExitRuntime, "cannot open the log: %v", err)
 	}
@@ -160,9 +165,11 @@ func openLog(home string, stderr io.Writer) (*os.File, *slog.Logger, error) {
 // listeners. Connections are accepted only after recovery.
 func (d *daemon) start(ctx context.Context) error {
 	d.state.Store(control.StateStarting)
+	d.newMetrics()
 	if err := d.loadConfig(); err != nil {
 		return err
 	}
+	d.logw.SetLimits(int64(d.cfg.Logging.MaxMB)<<20, d.cfg.Logging.Keep)
 	if err := d.openSandbox(); err != nil {
 		return err
 	}
@@ -175,7 +182,7 @@ func (d *daemon) start(ctx context.Context) error {
 	if err := d.auth.Recover(ctx); err != nil {
 		return exitf(ExitRuntime, "recovery failed: %v", err)
 	}
-	return d.listen()
+	return d.listenAll()
 }
 
 func (d *daemon) openStore(ctx context.Context) error {
@@ -214,6 +221,7 @@ func (d *daemon) beginEpoch(ctx context.Context) error {
 		Processes: d.procs, SkillsDir: filepath.Join(d.home, "skills"), WorkerCommand: d.opts.WorkerCommand,
 		ProfileHome: d.home, Launcher: d.sandboxes.For,
 		OnFenced: func() { d.fenceOnce.Do(func() { close(d.fenced) }) },
+		Observer: d.observer(),
 	})
 	return nil
 }
@@ -224,6 +232,7 @@ func (d *daemon) serve(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(srvCtx)
 	g.Go(func() error { return d.srv.Serve(gctx, d.ln) })
 	g.Go(func() error { return d.ctl.Run(gctx) })
+	g.Go(func() error { return d.serveMetrics(gctx) })
 	d.state.Store(control.StateReady)
 	d.log.Info("gateway ready", "api_origin", d.apiOrigin(), "epoch", d.epoch, "pid", os.Getpid())
 	if d.opts.Stdout != nil {

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
@@ -38,7 +39,8 @@ type limits struct {
 // Hub fans out committed session events to subscriptions. The zero value is
 // not usable; use NewHub. A Hub owns no goroutines and needs no Close.
 type Hub struct {
-	limits limits // immutable after NewHub
+	limits  limits       // immutable after NewHub
+	cutOffs atomic.Int64 // viewers cut off so far (CutOffs)
 
 	mu       sync.Mutex
 	sessions map[string]*session // guarded by mu; entries live while refs > 0
@@ -200,6 +202,7 @@ func (h *Hub) cutOffLocked(st *session, s *Subscription) {
 	})
 	delete(st.subs, s)
 	h.release(st)
+	h.cutOffs.Add(1)
 }
 
 // remove unregisters s from st if it is still registered (Close).

@@ -87,9 +87,7 @@ func (a *Authority) snapshot(ctx context.Context, l *live) (protocol.Snapshot, e
 	if err != nil {
 		return protocol.Snapshot{}, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
 	}
-	l.mu.Lock()
-	running, prompts := l.running, promptList(l.prompts)
-	l.mu.Unlock()
+	running, prompts := l.runningView()
 	return protocol.Snapshot{
 		SessionID:           l.id,
 		StoredSessionID:     l.id,
@@ -128,13 +126,10 @@ func rawOrNil(s string) json.RawMessage {
 
 func (a *Authority) info(l *live, row store.Session) protocol.SessionInfo {
 	r := l.current()
-	l.mu.Lock()
-	lazy := !l.built
-	l.mu.Unlock()
 	return protocol.SessionInfo{
 		Source:          r.Policy.Source,
 		Model:           r.Policy.Model,
-		Lazy:            lazy,
+		Lazy:            l.lazy(),
 		ProfileID:       a.cfg.ProfileID,
 		DesktopProtocol: protocol.DesktopProtocol,
 		Cwd:             r.Policy.Cwd,
@@ -251,9 +246,7 @@ func (a *Authority) summary(ctx context.Context, row store.Session) protocol.Ses
 		if phys, err := a.cfg.Store.Session(ctx, r.Entry.SessionID); err == nil {
 			s.MessageCount = int(phys.MessageCount)
 		}
-		l.mu.Lock()
-		s.Running = l.running
-		l.mu.Unlock()
+		s.Running = l.isRunning()
 	}
 	return s
 }

@@ -28,17 +28,9 @@ func (a *Authority) Interrupt(ctx context.Context, p auth.Principal, params prot
 		return protocol.SessionHandle{}, protocol.Errorf(protocol.ReasonStaleGeneration, "execution_generation is %d", row.RuntimeGeneration)
 	}
 	state := "idle"
-	l.mu.Lock()
-	if l.running && l.generation == params.ExecutionGeneration {
+	if l.interrupt(params.ExecutionGeneration) {
 		state = "running"
-		if l.cancelTurn != nil {
-			l.cancelTurn()
-		} else {
-			l.latched = params.ExecutionGeneration // runTurn honours it as soon as it starts
-		}
-	}
-	l.mu.Unlock()
-	if state == "idle" && a.hasUnknown(ctx, l.id) {
+	} else if a.hasUnknown(ctx, l.id) {
 		state = "unknown"
 	}
 	return protocol.SessionHandle{

@@ -2,7 +2,6 @@ package authority
 
 import (
 	"context"
-	"crypto/subtle"
 	"time"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
@@ -76,23 +75,11 @@ func (a *Authority) repeatCreate(ctx context.Context, sid, subject string, param
 // supplyKey binds a launch key to a live session: the identical key (by its
 // fingerprint in the receipt) resumes a paused FIFO; another is a conflict.
 func (a *Authority) supplyKey(l *live, key string, ref *string) error {
-	l.mu.Lock()
-	want := l.receipt.Policy.CredentialRef
-	switch {
-	case key == "" && want == nil:
-		l.mu.Unlock()
-		return nil
-	case key == "" || want == nil || ref == nil || subtle.ConstantTimeCompare([]byte(*want), []byte(*ref)) != 1:
-		l.mu.Unlock()
-		if key == "" {
-			return nil // a repeat without the key changes nothing
-		}
-		return protocol.Errorf(protocol.ReasonAdmissionConflict, "a different launch api_key is bound to this session")
+	resumed, err := l.bindKey(key, ref)
+	if err != nil {
+		return err
 	}
-	wasPaused := l.needKey
-	l.apiKey, l.needKey = key, false
-	l.mu.Unlock()
-	if wasPaused {
+	if resumed {
 		a.kick(l)
 	}
 	return nil

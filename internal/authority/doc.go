@@ -34,7 +34,9 @@
 // never holds two writes of one session and journal order is publish order.
 //
 // Authority.mu guards the live-session map. Each live session has its own
-// mutex for its execution state (running generation, pending prompts, the
-// cancel function of the running turn). Executors are goroutines owned by the
-// Authority and joined by Close.
+// mutex for its execution state (receipt and launch key, its executor and
+// reservation, and the running turn: one activeTurn holding the claimed
+// generation, the turn's cancel and its pending prompts, nil when idle),
+// taken only in live's small methods (live.go). Executors are goroutines
+// owned by the Authority and joined by Close.
 package authority

@@ -41,15 +41,10 @@ func (a *Authority) kick(l *live) {
 	if !ok {
 		return
 	}
-	l.mu.Lock()
-	if l.executing {
-		l.dirty = true
-		l.mu.Unlock()
+	if !l.startExecutor() {
 		a.wg.Done()
 		return
 	}
-	l.executing = true
-	l.mu.Unlock()
 	go func() {
 		defer a.wg.Done()
 		a.drain(l)
@@ -58,18 +53,9 @@ func (a *Authority) kick(l *live) {
 
 func (a *Authority) drain(l *live) {
 	for {
-		if a.step(l) {
-			continue
+		if !a.step(l) && l.stopExecutor() {
+			return
 		}
-		l.mu.Lock()
-		if l.dirty {
-			l.dirty = false
-			l.mu.Unlock()
-			continue
-		}
-		l.executing = false
-		l.mu.Unlock()
-		return
 	}
 }
 
@@ -79,26 +65,27 @@ func (a *Authority) step(l *live) bool {
 	if a.ctx.Err() != nil || a.isDraining() || l.blocked() {
 		return false // a draining daemon finishes running turns, starts none
 	}
-	adm, ok, err := a.claim(l)
+	t, adm, err := a.claim(l)
 	if err != nil {
 		if !errors.Is(err, store.ErrUnknownExecution) {
 			a.log.Error("claim failed", "session_id", l.id, "err", err)
 		}
 		return false
 	}
-	if !ok {
+	if t == nil {
 		return false
 	}
-	a.runTurn(l, adm)
+	a.runTurn(l, t, adm)
 	return true
 }
 
 // claim moves the oldest queued row to started (generation+1) and journals
-// message.start; l.running flips with the commit.
-func (a *Authority) claim(l *live) (store.Admission, bool, error) {
-	var adm store.Admission
+// message.start; the turn (made with its cancel before the transaction) is
+// installed with the commit. t is nil when nothing was claimed.
+func (a *Authority) claim(l *live) (t *activeTurn, adm store.Admission, err error) {
 	var ok bool
-	err := a.commit(a.ctx, l.id, func(tx *store.Tx, j *journal) error {
+	turn := newTurn(a.ctx)
+	err = a.commit(a.ctx, l.id, func(tx *store.Tx, j *journal) error {
 		var err error
 		if adm, ok, err = tx.ClaimNext(l.id); err != nil || !ok {
 			return err
@@ -114,29 +101,24 @@ func (a *Authority) claim(l *live) (store.Admission, bool, error) {
 		return nil
 	}, func() {
 		if ok {
-			l.mu.Lock()
-			l.running, l.generation, l.admission = true, adm.Generation, adm.AdmissionID
-			l.mu.Unlock()
+			turn.generation, turn.admission = adm.Generation, adm.AdmissionID
+			l.begin(turn)
 		}
 	})
-	if err == nil && ok {
-		faults.Hit(faults.ClaimAfterCommit)
+	if err != nil || !ok {
+		turn.cancel()
+		return nil, adm, err
 	}
-	return adm, ok, err
+	faults.Hit(faults.ClaimAfterCommit)
+	return turn, adm, nil
 }
 
 // runTurn executes one claimed row and settles it exactly once. A turn cut
 // by the daemon stopping is not settled: it was really cut, so the next
 // epoch marks it unknown.
-func (a *Authority) runTurn(l *live, adm store.Admission) {
-	ctx, cancel := context.WithCancel(a.ctx)
-	defer cancel()
-	l.mu.Lock()
-	l.cancelTurn = cancel
-	if l.latched == adm.Generation {
-		cancel() // interrupted between its claim and its start
-	}
-	l.mu.Unlock()
+func (a *Authority) runTurn(l *live, t *activeTurn, adm store.Admission) {
+	ctx := t.ctx // cancelled already if interrupted between its claim and now
+	defer t.cancel()
 	start := time.Now()
 	res := a.execute(ctx, l, adm)
 	if a.ctx.Err() != nil {
@@ -176,11 +158,7 @@ func (a *Authority) settle(l *live, adm store.Admission, res turnResult) error {
 		}
 		faults.Hit(faults.SettleBeforeCommit)
 		return nil
-	}, func() {
-		l.mu.Lock()
-		l.running, l.cancelTurn, l.prompts = false, nil, nil
-		l.mu.Unlock()
-	})
+	}, l.end)
 }
 
 // panicResult turns a recovered panic of one turn into a failed settlement:

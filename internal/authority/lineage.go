@@ -19,22 +19,9 @@ type child struct {
 	afterCommit  string          // crash point right after it
 }
 
-// reserve stops the FIFO from claiming while a compress or reset builds its
-// child outside the transaction; a running turn refuses the mutation.
-func (l *live) reserve() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.running || l.busy {
-		return protocol.Errorf(protocol.ReasonAdmissionConflict, "a turn is running; try again when it ends")
-	}
-	l.busy = true
-	return nil
-}
-
+// release ends a reservation (live.reserve) and lets the FIFO claim again.
 func (a *Authority) release(l *live) {
-	l.mu.Lock()
-	l.busy = false
-	l.mu.Unlock()
+	l.unreserve()
 	a.kick(l)
 }
 
@@ -69,11 +56,7 @@ func (a *Authority) publishChild(ctx context.Context, l *live, c child, fn func(
 		}
 		hit(c.beforeCommit)
 		return nil
-	}, func() {
-		l.mu.Lock()
-		l.receipt = next
-		l.mu.Unlock()
-	})
+	}, func() { l.setReceipt(next) })
 	if err == nil {
 		hit(c.afterCommit)
 	}

@@ -2,7 +2,9 @@ package authority
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
@@ -14,27 +16,34 @@ import (
 
 // live is a restored session: its receipt passed every check. It is created
 // once per logical id and lives until the daemon stops.
+//
+// Every field after mu is guarded by mu. The methods of live below take it
+// for one short read or write each and never hold it across I/O, a commit
+// or a model call; they are this package's only lock sites of a live's mu
+// but for the hooks field's (hooks*.go). Before a live is published (the
+// create commit's after hook) its creator sets fields without the lock.
 type live struct {
 	id    string // logical id, never changes
 	owner string // creator principal, never changes
 	todos *tools.TodoList
 
-	mu         sync.Mutex
-	receipt    session.Receipt    // current receipt; entry.session_id = physical target; guarded by mu
-	apiKey     string             // launch key, memory only; guarded by mu
-	needKey    bool               // receipt names a launch key this process does not hold; guarded by mu
-	running    bool               // a claimed turn is executing; guarded by mu
-	generation int64              // generation of the running turn; guarded by mu
-	admission  string             // admission id of the running turn; guarded by mu
-	cancelTurn context.CancelFunc // interrupts the running turn; guarded by mu
-	latched    int64              // an interrupt for this generation arrived before cancelTurn existed; guarded by mu
-	built      bool               // the agent was built at least once (info.lazy = false); guarded by mu
-	prompts    []*prompt          // pending prompts of the running generation, in order; guarded by mu
-	resolved   map[string]bool    // prompt ids answered this process; guarded by mu
-	approved   map[string]bool    // "session" approvals by pattern; guarded by mu
-	executing  bool               // an executor goroutine owns this session; guarded by mu
-	dirty      bool               // a kick arrived while executing; guarded by mu
-	busy       bool               // a compress/reset is building its child; guarded by mu
+	mu       sync.Mutex
+	receipt  session.Receipt // current receipt; entry.session_id = physical target
+	apiKey   string          // launch key, memory only
+	needKey  bool            // receipt names a launch key this process does not hold
+	built    bool            // the agent was built at least once (info.lazy = false)
+	approved map[string]bool // "session" approvals by pattern
+
+	// turn is the running turn (running = turn != nil), from its claim's
+	// commit to its settlement's; nil when idle.
+	turn *activeTurn
+
+	// The FIFO's claimers: at most one executor goroutine drains it; a
+	// reservation (compress, reset, rewind) stops it from claiming.
+	executing bool // an executor goroutine owns this session
+	dirty     bool // a kick arrived while executing: it looks again before exiting
+	reserved  bool // a compress, reset or rewind holds the FIFO
+
 }
 
 func newLive(r session.Receipt) *live {
@@ -44,9 +53,41 @@ func newLive(r session.Receipt) *live {
 		todos:    &tools.TodoList{},
 		receipt:  r,
 		needKey:  r.Policy.CredentialRef != nil,
-		resolved: map[string]bool{},
 		approved: map[string]bool{},
 	}
+}
+
+// activeTurn is a session's running turn. claim makes it, with its context
+// and that context's cancel, before the claim's transaction and installs it
+// in that transaction's after-commit hook, with message.start; settle's
+// after-commit hook removes it, with message.complete. So an interrupt that
+// sees the turn can always cancel it, and running, the running generation
+// and which prompts can be answered all follow from live.turn.
+// generation, admission, ctx and cancel never change once it is installed;
+// prompts and resolved are guarded by the live's mu.
+type activeTurn struct {
+	generation int64              // the execution generation the claim gave the row
+	admission  string             // the claimed row
+	ctx        context.Context    // the turn's: cancelled by interrupt, by Close and when the turn returns
+	cancel     context.CancelFunc // cancels ctx
+	prompts    []*prompt          // pending approval and clarify prompts, in order
+	resolved   map[string]bool    // prompt ids answered or expired in this turn; nil until the first
+}
+
+func newTurn(parent context.Context) *activeTurn {
+	ctx, cancel := context.WithCancel(parent)
+	return &activeTurn{ctx: ctx, cancel: cancel}
+}
+
+func (t *activeTurn) stamp() stamp { return stamp{generation: t.generation, admissionID: t.admission} }
+
+// removeLocked drops pending prompt i (id) and marks it resolved; l.mu is held.
+func (t *activeTurn) removeLocked(i int, id string) {
+	t.prompts = slices.Delete(t.prompts, i, i+1)
+	if t.resolved == nil {
+		t.resolved = map[string]bool{}
+	}
+	t.resolved[id] = true
 }
 
 func (l *live) current() session.Receipt {
@@ -64,11 +105,209 @@ func (l *live) pausedReason() string {
 	return ""
 }
 
+// setReceipt moves the in-memory receipt (publishChild, after its commit).
+func (l *live) setReceipt(r session.Receipt) {
+	l.mu.Lock()
+	l.receipt = r
+	l.mu.Unlock()
+}
+
+// key is the launch key held in memory; "" when none.
+func (l *live) key() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.apiKey
+}
+
+// bindKey binds launch key (fingerprint ref) to the session: the key the
+// receipt names (by its fingerprint) is kept, and resumed reports that the
+// FIFO was paused for it; another key is a conflict. A repeat without a key
+// changes nothing.
+func (l *live) bindKey(key string, ref *string) (resumed bool, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	want := l.receipt.Policy.CredentialRef
+	switch {
+	case key == "":
+		return false, nil
+	case want == nil || ref == nil || subtle.ConstantTimeCompare([]byte(*want), []byte(*ref)) != 1:
+		return false, protocol.Errorf(protocol.ReasonAdmissionConflict, "a different launch api_key is bound to this session")
+	}
+	resumed = l.needKey
+	l.apiKey, l.needKey = key, false
+	return resumed, nil
+}
+
+// markBuilt records that the session's agent was built (info.lazy = false).
+func (l *live) markBuilt() {
+	l.mu.Lock()
+	l.built = true
+	l.mu.Unlock()
+}
+
+// lazy reports whether no turn has built the agent yet (info.lazy).
+func (l *live) lazy() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return !l.built
+}
+
+// approvedFor reports a "session" approval of pattern ("" never is).
+func (l *live) approvedFor(pattern string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return pattern != "" && l.approved[pattern]
+}
+
+// approve records a "session" approval of pattern.
+func (l *live) approve(pattern string) {
+	l.mu.Lock()
+	l.approved[pattern] = true
+	l.mu.Unlock()
+}
+
 // blocked reports whether the executor must not claim now.
 func (l *live) blocked() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.needKey || l.busy
+	return l.needKey || l.reserved
+}
+
+// startExecutor makes the caller the session's executor; false when one
+// runs already, which is then marked to look at the FIFO again.
+func (l *live) startExecutor() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.executing {
+		l.dirty = true
+		return false
+	}
+	l.executing = true
+	return true
+}
+
+// stopExecutor ends the executor's drain; false (and it drains again) when
+// a kick arrived since it last looked.
+func (l *live) stopExecutor() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.dirty {
+		l.dirty = false
+		return false
+	}
+	l.executing = false
+	return true
+}
+
+// reserve stops the FIFO from claiming while a compress, reset or rewind
+// works outside a transaction; a running turn (or another reservation)
+// refuses it. release (lineage.go) undoes it.
+func (l *live) reserve() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.turn != nil || l.reserved {
+		return protocol.Errorf(protocol.ReasonAdmissionConflict, "a turn is running; try again when it ends")
+	}
+	l.reserved = true
+	return nil
+}
+
+func (l *live) unreserve() {
+	l.mu.Lock()
+	l.reserved = false
+	l.mu.Unlock()
+}
+
+func (l *live) isRunning() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.turn != nil
+}
+
+// begin installs t as the running turn (claim, after its commit).
+func (l *live) begin(t *activeTurn) {
+	l.mu.Lock()
+	l.turn = t
+	l.mu.Unlock()
+}
+
+// end removes the running turn and its prompts (settle, after its commit).
+func (l *live) end() {
+	l.mu.Lock()
+	l.turn = nil
+	l.mu.Unlock()
+}
+
+// interrupt cancels the running turn if its generation is gen; false when
+// no turn of gen runs.
+func (l *live) interrupt(gen int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.turn == nil || l.turn.generation != gen {
+		return false
+	}
+	l.turn.cancel()
+	return true
+}
+
+// runningView is what a snapshot shows of the running turn.
+func (l *live) runningView() (running bool, prompts []protocol.Prompt) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.turn == nil {
+		return false, promptList(nil)
+	}
+	return true, promptList(l.turn.prompts)
+}
+
+// addPrompt makes pr pending in the running turn (ask, after the commit
+// that journaled its request).
+func (l *live) addPrompt(pr *prompt) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.turn != nil {
+		l.turn.prompts = append(l.turn.prompts, pr)
+	}
+}
+
+// takePrompt removes pending prompt id; false if it was already answered.
+func (l *live) takePrompt(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.turn == nil {
+		return false
+	}
+	i := slices.IndexFunc(l.turn.prompts, func(p *prompt) bool { return p.wire.PromptID == id })
+	if i < 0 {
+		return false
+	}
+	l.turn.removeLocked(i, id)
+	return true
+}
+
+// answerPrompt takes pending prompt id of kind's family (family) from the
+// running turn of generation gen, for a viewer's answer value, and returns
+// it with the turn's stamp; already when the turn answered it before.
+func (l *live) answerPrompt(gen int64, id, kind, value string) (pr *prompt, s stamp, already bool, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.turn
+	if t == nil || t.generation != gen {
+		return nil, s, false, protocol.Errorf(protocol.ReasonStaleGeneration, "no running execution with that generation")
+	}
+	if t.resolved[id] {
+		return nil, s, true, nil
+	}
+	i := slices.IndexFunc(t.prompts, func(pr *prompt) bool { return pr.wire.PromptID == id && family(pr.wire.Kind) == kind })
+	if i < 0 {
+		return nil, s, false, protocol.Errorf(protocol.ReasonNotFound, "no pending %s prompt %s", kind, id)
+	}
+	pr = t.prompts[i]
+	if kind == "approval" && !slices.Contains(pr.wire.Choices, value) {
+		return nil, s, false, protocol.Errorf(protocol.ReasonInvalidParams, "choice must be one of %v", pr.wire.Choices)
+	}
+	t.removeLocked(i, id)
+	return pr, t.stamp(), false, nil
 }
 
 // access runs the checks of reference §4.4 in order: profile, capability,

@@ -3,7 +3,6 @@ package authority
 import (
 	"cmp"
 	"context"
-	"slices"
 	"time"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
@@ -38,11 +37,7 @@ func promptList(ps []*prompt) []protocol.Prompt {
 func (a *Authority) ask(ctx context.Context, l *live, s stamp, pr *prompt, typ string, payload any, timeout time.Duration) (got answer, askErr error) {
 	err := a.commit(context.WithoutCancel(ctx), l.id, func(_ *store.Tx, j *journal) error {
 		return j.add(typ, payload, s)
-	}, func() {
-		l.mu.Lock()
-		l.prompts = append(l.prompts, pr)
-		l.mu.Unlock()
-	})
+	}, func() { l.addPrompt(pr) })
 	if err != nil {
 		return answer{}, err
 	}
@@ -63,14 +58,14 @@ func (a *Authority) ask(ctx context.Context, l *live, s stamp, pr *prompt, typ s
 	case <-expired:
 		return a.expire(l, s, pr)
 	case <-ctx.Done():
-		a.take(l, pr.wire.PromptID)
+		l.takePrompt(pr.wire.PromptID)
 		return answer{}, ctx.Err()
 	}
 }
 
 // expire settles a prompt by timeout unless a viewer answered first.
 func (a *Authority) expire(l *live, s stamp, pr *prompt) (answer, error) {
-	if !a.take(l, pr.wire.PromptID) {
+	if !l.takePrompt(pr.wire.PromptID) {
 		return <-pr.answer, nil
 	}
 	ans := answer{by: "timeout"}
@@ -79,19 +74,6 @@ func (a *Authority) expire(l *live, s stamp, pr *prompt) (answer, error) {
 	}
 	a.publishSettled(l, s, pr, ans)
 	return ans, nil
-}
-
-// take removes a pending prompt; false if it was already answered.
-func (a *Authority) take(l *live, id string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	i := slices.IndexFunc(l.prompts, func(p *prompt) bool { return p.wire.PromptID == id })
-	if i < 0 {
-		return false
-	}
-	l.prompts = slices.Delete(l.prompts, i, i+1)
-	l.resolved[id] = true
-	return true
 }
 
 func (a *Authority) publishSettled(l *live, s stamp, pr *prompt, ans answer) {
@@ -124,29 +106,13 @@ func (a *Authority) respond(ctx context.Context, p auth.Principal, sid string, g
 	if err != nil {
 		return protocol.RespondResult{}, err
 	}
-	l.mu.Lock()
-	if !l.running || gen != l.generation {
-		l.mu.Unlock()
-		return protocol.RespondResult{}, protocol.Errorf(protocol.ReasonStaleGeneration, "no running execution with that generation")
+	pr, stamped, already, err := l.answerPrompt(gen, id, kind, value)
+	if err != nil {
+		return protocol.RespondResult{}, err
 	}
-	if l.resolved[id] {
-		l.mu.Unlock()
+	if already {
 		return protocol.RespondResult{Status: "already_resolved", PromptID: id}, nil
 	}
-	i := slices.IndexFunc(l.prompts, func(pr *prompt) bool { return pr.wire.PromptID == id && family(pr.wire.Kind) == kind })
-	if i < 0 {
-		l.mu.Unlock()
-		return protocol.RespondResult{}, protocol.Errorf(protocol.ReasonNotFound, "no pending %s prompt %s", kind, id)
-	}
-	pr := l.prompts[i]
-	if kind == "approval" && !slices.Contains(pr.wire.Choices, value) {
-		l.mu.Unlock()
-		return protocol.RespondResult{}, protocol.Errorf(protocol.ReasonInvalidParams, "choice must be one of %v", pr.wire.Choices)
-	}
-	l.prompts = slices.Delete(l.prompts, i, i+1)
-	l.resolved[id] = true
-	stamped := stamp{generation: l.generation, admissionID: l.admission}
-	l.mu.Unlock()
 	ans := answer{value: value, by: p.Subject}
 	a.publishSettled(l, stamped, pr, ans)
 	pr.answer <- ans
@@ -206,9 +172,7 @@ func (ap *approver) remembered(settings Settings, req tools.ApprovalRequest) boo
 	if ap.yolo || settings.ApprovalsOff || allowlisted(settings.Allowlist, req) {
 		return true
 	}
-	ap.l.mu.Lock()
-	defer ap.l.mu.Unlock()
-	return req.Pattern != "" && ap.l.approved[req.Pattern]
+	return ap.l.approvedFor(req.Pattern)
 }
 
 func (ap *approver) apply(choice string, req tools.ApprovalRequest) bool {
@@ -219,9 +183,7 @@ func (ap *approver) apply(choice string, req tools.ApprovalRequest) bool {
 	case protocol.ChoiceOnce:
 		return true
 	case protocol.ChoiceSession:
-		ap.l.mu.Lock()
-		ap.l.approved[req.Pattern] = true
-		ap.l.mu.Unlock()
+		ap.l.approve(req.Pattern)
 		return true
 	case protocol.ChoiceAlways:
 		if ap.a.cfg.AppendAllowlist != nil {

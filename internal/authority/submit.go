@@ -99,12 +99,6 @@ func (a *Authority) admit(ctx context.Context, l *live, adm store.Admission) (st
 	return saved, fresh, err
 }
 
-func (l *live) isRunning() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.running
-}
-
 // Receipt answers prompt.receipt.
 func (a *Authority) Receipt(ctx context.Context, p auth.Principal, sid, admissionID string) (protocol.Receipt, error) {
 	if _, err := a.access(ctx, p, sid, protocol.CapSubmit); err != nil {

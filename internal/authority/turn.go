@@ -36,9 +36,7 @@ func (a *Authority) execute(ctx context.Context, l *live, adm store.Admission) (
 	if err != nil {
 		return turnResult{Outcome: protocol.OutcomeFailed, Error: err.Error()}
 	}
-	l.mu.Lock()
-	l.built = true
-	l.mu.Unlock()
+	l.markBuilt()
 	defer a.endCheckpointTurn(l)
 	a.instrument(&turn)
 	if r.Policy.SafeMode {
@@ -95,9 +93,7 @@ func settled(out agent.Result) turnResult {
 // sessions, which have no daemon credentials) the profile key bound to the
 // session's base_url, if it is a configured endpoint (session.ProfileKeyName).
 func (a *Authority) modelKey(l *live, pol session.Policy, s Settings) string {
-	l.mu.Lock()
-	key := l.apiKey
-	l.mu.Unlock()
+	key := l.key()
 	if key != "" || pol.CredentialRef != nil || pol.SafeMode || pol.IgnoreUserConfig || s.ProfileKey == nil {
 		return key
 	}

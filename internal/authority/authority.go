@@ -74,6 +74,9 @@ type Config struct {
 	// WorkerCommand, when set, is the argv that runs a safe-mode turn in an
 	// isolated process (hermes worker).
 	WorkerCommand []string
+	// MCPTools, when set, returns the tools of the session's frozen MCP
+	// servers (policy.mcp), starting them as needed (issue 13).
+	MCPTools func(ctx context.Context, sessionID string, pol session.Policy) []tools.Tool
 	// Observer receives turn, model, tool and prompt measurements; nil = none.
 	Observer Observer
 }

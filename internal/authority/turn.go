@@ -54,6 +54,9 @@ func (a *Authority) buildTurn(ctx context.Context, l *live, r session.Receipt, a
 	if err != nil {
 		return agent.Turn{}, "", fmt.Errorf("tools: %w", err)
 	}
+	if a.cfg.MCPTools != nil && len(r.Policy.MCP) > 0 {
+		ts = append(ts, a.cfg.MCPTools(ctx, l.id, r.Policy)...)
+	}
 	history, err := a.history(ctx, r.Entry.SessionID)
 	if err != nil {
 		return agent.Turn{}, "", errors.New("history unavailable")

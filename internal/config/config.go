@@ -15,21 +15,23 @@ import "time"
 // tags are the config.yaml keys; a "want" tag is the error text for a bad
 // value of that key.
 type Config struct {
-	Model            ModelConfig         `yaml:"model"`
-	Providers        map[string]Provider `yaml:"providers"`
-	Streaming        Streaming           `yaml:"streaming"`
-	Agent            Agent               `yaml:"agent"`
-	PlatformToolsets map[string][]string `yaml:"platform_toolsets"`
-	Approvals        Approvals           `yaml:"approvals"`
-	CommandAllowlist []string            `yaml:"command_allowlist"`
-	Compression      Compression         `yaml:"compression"`
-	Gateway          Gateway             `yaml:"gateway"`
-	Dashboard        Dashboard           `yaml:"dashboard"`
-	Sandbox          Sandbox             `yaml:"sandbox"`
-	Terminal         Terminal            `yaml:"terminal"`
-	Checkpoints      Checkpoints         `yaml:"checkpoints"`
-	Metrics          Metrics             `yaml:"metrics"`
-	Logging          Logging             `yaml:"logging"`
+	Model            ModelConfig          `yaml:"model"`
+	Providers        map[string]Provider  `yaml:"providers"`
+	Streaming        Streaming            `yaml:"streaming"`
+	Agent            Agent                `yaml:"agent"`
+	PlatformToolsets map[string][]string  `yaml:"platform_toolsets"`
+	Approvals        Approvals            `yaml:"approvals"`
+	CommandAllowlist []string             `yaml:"command_allowlist"`
+	Compression      Compression          `yaml:"compression"`
+	Gateway          Gateway              `yaml:"gateway"`
+	Dashboard        Dashboard            `yaml:"dashboard"`
+	Sandbox          Sandbox              `yaml:"sandbox"`
+	Terminal         Terminal             `yaml:"terminal"`
+	Checkpoints      Checkpoints          `yaml:"checkpoints"`
+	MCPServers       map[string]MCPServer `yaml:"mcp_servers"` // name → server (issue 13)
+	MCP              MCP                  `yaml:"mcp"`
+	Metrics          Metrics              `yaml:"metrics"`
+	Logging          Logging              `yaml:"logging"`
 }
 
 // ModelConfig is the default model endpoint.
@@ -190,7 +192,9 @@ func Defaults() Config {
 		Checkpoints: Checkpoints{
 			MaxFileBytes: 10 << 20, KeepDays: 7, MaxBytes: 2 << 30,
 		},
-		Logging: Logging{MaxMB: 10, Keep: 3},
+		MCPServers: map[string]MCPServer{},
+		MCP:        MCP{IdleTimeout: Duration(DefaultMCPIdleTimeout)},
+		Logging:    Logging{MaxMB: 10, Keep: 3},
 	}
 }
 

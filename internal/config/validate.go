@@ -52,6 +52,9 @@ func (c Config) Validate() error {
 	if err := c.validateOperability(); err != nil {
 		return err
 	}
+	if err := c.validateMCP(); err != nil {
+		return err
+	}
 	return c.validateEnvNames()
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/faults"
 	"github.com/hermes-gateway/hermes/internal/ids"
 	"github.com/hermes-gateway/hermes/internal/logfile"
+	"github.com/hermes-gateway/hermes/internal/mcp"
 	"github.com/hermes-gateway/hermes/internal/metrics"
 	"github.com/hermes-gateway/hermes/internal/server"
 	"github.com/hermes-gateway/hermes/internal/store"
@@ -116,6 +117,7 @@ type daemon struct {
 	auth       *authority.Authority
 	procs      *procTracker
 	sandboxes  *launchers
+	mcp        *mcp.Manager // MCP servers (mcp.go)
 	ln         net.Listener
 	srv        *server.Server
 	dash       server.Dashboard
@@ -215,12 +217,14 @@ func (d *daemon) beginEpoch(ctx context.Context) error {
 	d.tickets = auth.NewTickets(d.profileID, d.instanceID)
 	killOrphanTools(d.home, d.log)
 	d.procs = newProcTracker(filepath.Join(d.home, toolGroupsFile))
+	d.openMCP()
 	d.auth = authority.New(authority.Config{
 		Store: d.st, Hub: d.hub, ProfileID: d.profileID, InstanceID: d.instanceID, Epoch: epoch,
 		Logger: d.log, Settings: d.settings.Settings, AppendAllowlist: d.settings.appendAllowlist,
 		Processes: d.procs, SkillsDir: filepath.Join(d.home, "skills"), WorkerCommand: d.opts.WorkerCommand,
 		ProfileHome: d.home, Launcher: d.sandboxes.For,
 		OnFenced: func() { d.fenceOnce.Do(func() { close(d.fenced) }) },
+		MCPTools: d.mcpTools,
 		Observer: d.observer(),
 	})
 	return nil
@@ -232,6 +236,7 @@ func (d *daemon) serve(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(srvCtx)
 	g.Go(func() error { return d.srv.Serve(gctx, d.ln) })
 	g.Go(func() error { return d.ctl.Run(gctx) })
+	g.Go(func() error { return d.mcp.Run(gctx) }) // after the drain: stops every MCP server
 	g.Go(func() error { return d.serveMetrics(gctx) })
 	d.state.Store(control.StateReady)
 	d.log.Info("gateway ready", "api_origin", d.apiOrigin(), "epoch", d.epoch, "pid", os.Getpid())

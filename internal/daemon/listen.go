@@ -65,7 +65,7 @@ func (d *daemon) listen() error {
 		MaxFrameBytes: d.cfg.Gateway.MaxFrameBytes, LegacyToken: token,
 		Gated: d.cfg.Gated(), PublicOrigin: gate.PublicOrigin(d.cfg.Dashboard.PublicURL),
 		MaxConnections: d.cfg.Gateway.MaxConnections, WriteTimeout: d.cfg.Gateway.WriteTimeout.Std(),
-		Dashboard: dash, Sandbox: d.sandboxStatus,
+		Dashboard: dash, Sandbox: d.sandboxStatus, MCP: d.mcpStatus,
 	})
 	d.dash = dash
 	ctl, err := control.Listen(filepath.Join(d.home, "gateway.sock"), d, control.Options{Logger: d.log, IsToolProcess: d.procs.IsToolProcess})

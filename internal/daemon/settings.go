@@ -106,6 +106,7 @@ func defaultsFrom(cfg config.Config, home string, snapshot map[string]any) sessi
 		PlatformToolsets: cfg.PlatformToolsets, DisabledToolsets: cfg.Agent.DisabledToolsets,
 		SkillsDir: filepath.Join(home, "skills"), ConfigSnapshot: snapshot,
 		AllowInsecureHTTP: cfg.Model.AllowInsecureHTTP, Checkpoints: cfg.Checkpoints.Enabled,
+		MCPServers: mcpDefaults(cfg),
 	}
 	profileBox := sandboxSettings(cfg.Sandbox)
 	d.Sandbox = &profileBox

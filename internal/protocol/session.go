@@ -187,6 +187,8 @@ type RuntimeDescribeResult struct {
 	// Sandbox is the OS boundary the gateway puts under tool processes;
 	// nil only from a gateway that has no sandbox launcher.
 	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
+	// MCPServers are the MCP servers, as mcp.status reports them (issue 13).
+	MCPServers []MCPServerStatus `json:"mcp_servers,omitempty"`
 }
 
 // SandboxInfo is what the sandbox enforces (runtime.describe sandbox). A

@@ -33,6 +33,7 @@ func describe(_ context.Context, c *conn, params json.RawMessage) (any, error) {
 	}
 	d := c.s.cfg.Authority.Describe()
 	d.Sandbox = c.s.sandboxInfo()
+	d.MCPServers = c.s.mcpServers()
 	return d, nil
 }
 

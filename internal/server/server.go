@@ -19,6 +19,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/auth"
 	"github.com/hermes-gateway/hermes/internal/authority"
 	"github.com/hermes-gateway/hermes/internal/gate"
+	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
 // Config wires a Server.
@@ -45,6 +46,8 @@ type Config struct {
 	WriteTimeout time.Duration
 	// Sandbox reports the tool sandbox in force (runtime.describe); nil = unknown.
 	Sandbox func() authority.SandboxStatus
+	// MCP reports the MCP servers (mcp.status, runtime.describe); nil = none.
+	MCP func() []protocol.MCPServerStatus
 }
 
 // HTTP timeouts. Both apply to plain HTTP only: a WebSocket, once

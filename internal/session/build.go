@@ -32,6 +32,7 @@ var buildSteps = []func(*builder) error{
 	(*builder).toolsetsStep,
 	(*builder).skillsStep,
 	(*builder).editorStep,
+	(*builder).mcpStep, // after toolsets and editor
 	(*builder).sandboxStep,
 	(*builder).frozenStep,
 }

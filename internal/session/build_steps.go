@@ -88,9 +88,14 @@ func (b *builder) flagsStep() error {
 }
 
 func (b *builder) toolsetsStep() error {
+	explicit := b.p.Toolsets
+	if explicit != nil { // the MCP names are mcpStep's
+		_, rest := splitMCP(*explicit)
+		explicit = &rest
+	}
 	f, err := foldToolsets(folding{
 		source:    b.pol.Source,
-		explicit:  b.p.Toolsets,
+		explicit:  explicit,
 		workspace: IsCodeWorkspace(b.pol.Cwd),
 		platform:  b.eff.PlatformToolsets,
 		disabled:  b.eff.DisabledToolsets,

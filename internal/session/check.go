@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
@@ -95,6 +96,9 @@ func checkPolicyToolsets(p Policy) error {
 		return storageErr("receipt: policy.toolsets is missing")
 	}
 	for _, n := range p.Toolsets {
+		if strings.HasPrefix(n, ToolsetMCPPrefix) {
+			continue // checkPolicyMCP
+		}
 		if Toolsets[n] == nil {
 			return storageErr("receipt: policy.toolsets names an unknown toolset")
 		}
@@ -102,7 +106,7 @@ func checkPolicyToolsets(p Policy) error {
 			return storageErr("receipt: policy.toolsets has desktop_ui without source gui")
 		}
 	}
-	return nil
+	return checkPolicyMCP(p)
 }
 
 // checkPolicyJSON: the frozen JSON members decode to objects, the terminal

@@ -37,6 +37,8 @@ type Defaults struct {
 
 	// Checkpoints is checkpoints.enabled: the default of the launch flag.
 	Checkpoints bool
+	// MCPServers are config.yaml's mcp_servers (Source MCPSourceConfig).
+	MCPServers []MCPServer
 
 	SkillsDir      string         // $HERMES_HOME/skills
 	ConfigSnapshot map[string]any // effective config, secrets nulled; frozen as config_json

@@ -86,6 +86,9 @@ type Policy struct {
 	// the sandbox, or a caller that gave none) means the profile's current
 	// settings.
 	Sandbox *SandboxPolicy `json:"sandbox,omitempty"`
+	// MCP is the MCP servers the session may use, one per mcp:NAME toolset,
+	// sorted by name (issue 13); absent = none.
+	MCP []MCPServer `json:"mcp,omitempty"`
 }
 
 // Required keys of each receipt object; null counts as missing.

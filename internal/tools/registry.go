@@ -56,6 +56,9 @@ func KnownToolset(name string) bool {
 func ToolNames(toolsets []string) ([]string, error) {
 	var names []string
 	for _, ts := range toolsets {
+		if IsMCPToolset(ts) {
+			continue // served by the MCP manager (mcp.go), not built here
+		}
 		tools, ok := Toolsets[ts]
 		if !ok {
 			return nil, fmt.Errorf("unknown toolset %q", ts)

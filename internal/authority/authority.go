@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hermes-gateway/hermes/internal/events"
+	"github.com/hermes-gateway/hermes/internal/hooks"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 	"github.com/hermes-gateway/hermes/internal/sandbox"
 	"github.com/hermes-gateway/hermes/internal/session"
@@ -34,6 +35,9 @@ type Settings struct {
 	EnvPassthrough []string
 	// Checkpoints is config.yaml checkpoints, read live.
 	Checkpoints CheckpointSettings
+	// Hooks is config.yaml hooks (the last good section), frozen into new
+	// accept_hooks sessions.
+	Hooks hooks.Config
 }
 
 // SandboxStatus is what the tool sandbox enforces; the alias lets the
@@ -148,6 +152,7 @@ func (a *Authority) Close() {
 	a.Drain()
 	a.cancel()
 	a.wg.Wait()
+	a.endHookSessions()
 }
 
 // Describe answers runtime.describe.

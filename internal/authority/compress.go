@@ -100,6 +100,7 @@ func (a *Authority) autoCompress(ctx context.Context, l *live) {
 	if err != nil || estimateTokens(rows) < int(s.Compression.Threshold*float64(s.ContextWindow)) {
 		return
 	}
+	a.preCompact(ctx, l, "auto")
 	msgs, err := a.compacted(ctx, l)
 	if err != nil {
 		a.log.Warn("automatic compression failed; the turn goes on uncompressed", "session_id", l.id, "err", err)

@@ -31,10 +31,14 @@ func (a *Authority) Create(ctx context.Context, p auth.Principal, params protoco
 			return sid, err
 		}
 	}
-	defaults := a.cfg.Settings().Defaults
+	settings := a.cfg.Settings()
+	defaults := settings.Defaults
 	defaults.ProfileID = a.cfg.ProfileID
 	launch, err := session.Build(params, p.Subject, defaults, time.Now().UTC())
 	if err != nil {
+		return "", err
+	}
+	if err := a.freezeHooks(&launch.Receipt, settings); err != nil {
 		return "", err
 	}
 	if err := a.commitCreate(ctx, launch); err != nil {

@@ -44,6 +44,8 @@ type live struct {
 	dirty     bool // a kick arrived while executing: it looks again before exiting
 	reserved  bool // a compress, reset or rewind holds the FIFO
 
+	hooks *sessionHooks // hook state of an accept_hooks session; nil until its first use; guarded by mu
+
 }
 
 func newLive(r session.Receipt) *live {

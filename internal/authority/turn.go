@@ -39,6 +39,11 @@ func (a *Authority) execute(ctx context.Context, l *live, adm store.Admission) (
 	l.markBuilt()
 	defer a.endCheckpointTurn(l)
 	a.instrument(&turn)
+	hk, stop := a.turnHooks(ctx, l, r, adm, &turn)
+	if stop != nil {
+		return *stop
+	}
+	defer func() { hk.stop(ctx, res) }()
 	if r.Policy.SafeMode {
 		a.checkpointEagerly(ctx, turn.Env.BeforeMutate)
 		return settled(a.runIsolated(ctx, turn, r.Policy, key))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hermes-gateway/hermes/internal/authority"
 	"github.com/hermes-gateway/hermes/internal/config"
+	"github.com/hermes-gateway/hermes/internal/hooks"
 	"github.com/hermes-gateway/hermes/internal/session"
 )
 
@@ -25,6 +26,7 @@ type settingsSource struct {
 	cur   authority.Settings // guarded by mu
 	cfg   config.Config      // guarded by mu
 	env   map[string]string  // guarded by mu
+	hooks hooks.Config       // the last good hooks: section; guarded by mu
 }
 
 func newSettingsSource(home string, log *slog.Logger) *settingsSource {
@@ -69,7 +71,24 @@ func (s *settingsSource) load() (authority.Settings, error) {
 	}
 	s.stamp, s.cfg, s.env = stamp, cfg, env
 	s.cur = s.build(cfg, env)
+	s.cur.Hooks = s.loadHooksLocked()
 	return s.cur, nil
+}
+
+// loadHooksLocked parses config.yaml's hooks: section. A malformed section
+// changes nothing else: the last good hooks stay (none at the first read)
+// and the log names the key.
+func (s *settingsSource) loadHooksLocked() hooks.Config {
+	raw, err := config.HooksSection(s.home)
+	if err == nil {
+		var c hooks.Config
+		if c, err = hooks.Parse(raw); err == nil {
+			s.hooks = c
+			return c
+		}
+	}
+	s.log.Warn("config.yaml: the hooks section is invalid; keeping the last good hooks", "err", "config.yaml: "+err.Error())
+	return s.hooks
 }
 
 func (s *settingsSource) build(cfg config.Config, env map[string]string) authority.Settings {

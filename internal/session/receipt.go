@@ -82,6 +82,9 @@ type Policy struct {
 	// Optional in stored receipts: in one written before it existed, the
 	// same binding rule is applied to the current config at each use.
 	KeyEndpoint string `json:"key_endpoint,omitempty"`
+	// Hooks is the hook set of an accept_hooks session, frozen at
+	// creation (issue 12); absent = the session runs no hooks.
+	Hooks *HooksPolicy `json:"hooks,omitempty"`
 	// Sandbox is the frozen sandbox.* settings; nil (receipts older than
 	// the sandbox, or a caller that gave none) means the profile's current
 	// settings.

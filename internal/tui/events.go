@@ -125,6 +125,8 @@ func (m *Model) apply(ev protocol.Event) {
 		}
 	case protocol.EventToolStart, protocol.EventToolComplete:
 		m.toolEvent(ev)
+	case protocol.EventHookRun:
+		m.hookRun(ev)
 	case protocol.EventApprovalRequest, protocol.EventClarifyRequest:
 		m.addPrompt(ev)
 	case protocol.EventApprovalSettled, protocol.EventClarifySettled:

@@ -39,3 +39,16 @@ func TestViewEscapesSpoofing(t *testing.T) {
 		}
 	}
 }
+
+func TestHookRunNoteIsVisible(t *testing.T) {
+	t.Parallel()
+	m := attached(t)
+	step(t, m, ev(t, protocol.EventHookRun, 12, "a2", protocol.HookRunPayload{Event: "PreToolUse", Tool: "terminal",
+		Command: "./deny.sh", ExitCode: 2, Outcome: protocol.HookBlocked, Blocks: true, Reason: "no\x1b[31m"}))
+	step(t, m, ev(t, protocol.EventHookRun, 13, "a2", protocol.HookRunPayload{Event: "Stop", Command: "fine.sh", Outcome: protocol.HookOK}))
+	f := frame(m)
+	if !strings.Contains(f, `hook blocked: PreToolUse terminal: ./deny.sh (exit 2, 0 ms)`) || !strings.Contains(f, `no\x1b[31m`) ||
+		strings.Contains(f, "fine.sh") {
+		t.Fatalf("frame:\n%s", f)
+	}
+}

@@ -70,6 +70,15 @@ export class SessionView {
     return { node, body };
   }
 
+  // hookRun shows a hook that blocked or failed in the turn (issue 12).
+  hookRun(p) {
+    if (p.outcome === 'ok') return;
+    this.bubble = null;
+    const what = p.blocks ? (p.outcome === 'blocked' ? 'blocked' : `${p.outcome}, fail_closed: blocked`) : p.outcome;
+    const target = p.tool ? `${p.event} ${p.tool}` : p.event;
+    this.addMsg('hook', `hook ${what}`, visible(`${target}: ${p.command} (exit ${p.exit_code}, ${p.duration_ms} ms)${p.reason ? ' — ' + p.reason : ''}`));
+  }
+
   toolCard(id, name, args) {
     const result = el('pre', { class: 'result muted', text: 'running…' });
     const card = el('details', { class: 'tool' }, el('summary', { text: `⚙ ${name}` }),
@@ -150,6 +159,7 @@ export class SessionView {
       case 'message.complete': this.complete(p); break;
       case 'tool.start': this.bubble = null; this.toolCard(p.tool_id, p.name, p.args); break;
       case 'tool.complete': this.toolResult(p.tool_id, p.result, p.error); break;
+      case 'hook.run': this.hookRun(p); break;
       case 'approval.request': this.prompts.show({ ...p, kind: 'approval' }); break;
       case 'clarify.request': this.prompts.show({ ...p, kind: 'clarify' }); break;
       case 'approval.settled': this.prompts.settled(p.prompt_id, `answered “${p.choice}” by ${p.by}`); break;

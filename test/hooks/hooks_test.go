@@ -389,7 +389,9 @@ func TestMalformedHooksSectionKeepsTheDaemon(t *testing.T) {
       hooks:
         - {type: command, command: "exit 2", fail_close: true}
 `, nil)
-	gt.Await(t, wait, func() bool { return strings.Contains(e.f.D.Output(), "hooks.PreToolUse[0].hooks[0].fail_close: unknown key") })
+	gt.Await(t, wait, func() bool {
+		return strings.Contains(e.f.D.Output(), "hooks.PreToolUse[0].hooks[0].fail_close: unknown key")
+	})
 	sid := e.session(t, "s1", true)
 	e.f.Turns.Set("run", modeltest.ToolCall("terminal", gt.TerminalArgs("touch ok.txt")), modeltest.Text("ok"))
 	if mc := e.turn(t, sid, "p1", "run"); mc.Outcome != protocol.OutcomeCompleted || !exists(filepath.Join(e.cwd, "ok.txt")) {

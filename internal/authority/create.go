@@ -89,7 +89,10 @@ func (a *Authority) supplyKey(l *live, key string, ref *string) error {
 	return nil
 }
 
-func (a *Authority) commitCreate(ctx context.Context, launch session.Launch) error {
+// commitCreate writes the session row, its route and its receipt in one
+// transaction; each of also (session.import's history) runs in it too,
+// after them.
+func (a *Authority) commitCreate(ctx context.Context, launch session.Launch, also ...func(*store.Tx) error) error {
 	r := launch.Receipt
 	raw, err := session.CanonicalJSON(r)
 	if err != nil {
@@ -121,6 +124,11 @@ func (a *Authority) commitCreate(ctx context.Context, launch session.Launch) err
 		}
 		if err := tx.PutMeta(session.ReceiptKey(r.SessionID), string(raw)); err != nil {
 			return err
+		}
+		for _, fn := range also {
+			if err := fn(tx); err != nil {
+				return err
+			}
 		}
 		faults.Hit(faults.CreateBeforeCommit)
 		return nil

@@ -3,12 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
 	"github.com/hermes-gateway/hermes/internal/ids"
@@ -16,13 +17,14 @@ import (
 	"github.com/hermes-gateway/hermes/internal/rpc"
 )
 
-// chatOptions are the flags of `hermes chat` (SPEC §1).
+// chatOptions are the flags of `hermes chat` (docs/protocol.md#commands).
 type chatOptions struct {
 	query        string // -q TEXT
 	final        string // -z TEXT
 	oneshot      bool   // -q or -z was given
 	finalOnly    bool   // -z: print only message.complete.text
-	resume       string // --resume ID (TUI)
+	resume       string // --resume ID (TUI); a unique prefix is resolved before use
+	cont         bool   // --continue: resume the newest session of the cwd (TUI)
 	model        string
 	cwd          string
 	toolsets     string // comma separated; "" = the defaults
@@ -33,55 +35,73 @@ type chatOptions struct {
 	noAutostart  bool
 }
 
-func chatCmd(ctx context.Context, e *env, args []string) error {
-	o, err := parseChat(e, args)
-	if err != nil {
-		return err
+const chatLong = `chat opens the terminal UI on a new gateway session (source tui), or on an
+existing one with --resume ID or --continue. With -q TEXT or -z TEXT it is a
+one-shot instead (source oneshot): create a session, submit TEXT, stream the
+answer to stdout and exit 0 when the turn completed, 4 otherwise. TEXT "-"
+reads the prompt from stdin. Without a terminal, a one-shot answers approvals
+"deny" and clarify questions with an empty answer.`
+
+func chatCommand(e *env) *cobra.Command {
+	var o chatOptions
+	c := &cobra.Command{
+		Use:   "chat [-q TEXT | -z TEXT] [--resume ID | --continue]",
+		Short: "chat with the agent: the terminal UI, or a one-shot prompt",
+		Long:  chatLong,
+		Example: "  hermes chat\n  hermes chat --continue\n  hermes chat -z 'what does main.go do?'\n" +
+			"  git diff | hermes chat -q -",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("chat: unexpected argument %q (the prompt goes after -q or -z; see `hermes chat --help`)", args[0])
+			}
+			return nil
+		},
 	}
-	if o.oneshot {
-		return runOneshot(ctx, e, o)
-	}
-	return runTUI(ctx, e, o)
+	o.flags(c.Flags())
+	_ = c.RegisterFlagCompletionFunc("resume", e.completeSessionIDs)
+	return e.leaf(c, func(ctx context.Context, _ []string) error {
+		if err := o.settle(c.Flags()); err != nil {
+			return err
+		}
+		if o.oneshot {
+			return runOneshot(ctx, e, o)
+		}
+		return runTUI(ctx, e, o)
+	})
 }
 
-func parseChat(e *env, args []string) (chatOptions, error) {
-	var o chatOptions
-	fs := newFlags("chat", e)
-	fs.StringVar(&o.query, "q", "", "one-shot: submit TEXT and stream the answer (- reads stdin)")
-	fs.StringVar(&o.final, "z", "", "one-shot: submit TEXT and print only the final answer (- reads stdin)")
-	fs.StringVar(&o.resume, "resume", "", "attach the terminal UI to session ID")
+// flags declares the flags of chat on fs.
+func (o *chatOptions) flags(fs *pflag.FlagSet) {
+	fs.StringVarP(&o.query, "query", "q", "", "one-shot: submit `TEXT` and stream the answer (- reads stdin)")
+	fs.StringVarP(&o.final, "final", "z", "", "one-shot: submit `TEXT` and print only the final answer (- reads stdin)")
+	fs.StringVar(&o.resume, "resume", "", "attach the terminal UI to session `ID` (or a unique prefix of 8+ characters)")
+	fs.BoolVar(&o.cont, "continue", false, "attach the terminal UI to the most recent session of this directory (--cwd)")
 	fs.StringVar(&o.model, "model", "", "model of the new session (default: model.default)")
 	fs.StringVar(&o.cwd, "cwd", "", "working directory of the new session (default: the current directory)")
-	fs.StringVar(&o.toolsets, "toolsets", "", "comma-separated toolsets of the new session (default: the platform's)")
+	fs.StringVar(&o.toolsets, "toolsets", "", "comma-separated toolsets of the new session; \"\" means none (default: the platform's)")
 	fs.BoolVar(&o.yolo, "yolo", false, "run dangerous commands without asking")
 	fs.StringVar(&o.requestID, "request-id", "", "idempotency key of session.create")
-	fs.StringVar(&o.submissionID, "submission-id", "", "idempotency key of prompt.submit")
+	fs.StringVar(&o.submissionID, "submission-id", "", "idempotency key of prompt.submit (one-shot only)")
 	fs.BoolVar(&o.noAutostart, "no-autostart", false, "fail (exit 3) instead of starting the daemon")
-	if err := parse(fs, args); err != nil {
-		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, usagef("chat: unexpected argument %q (the prompt goes after -q or -z)", fs.Arg(0))
-	}
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "q":
-			o.oneshot = true
-		case "z":
-			o.oneshot, o.finalOnly = true, true
-		case "toolsets":
-			o.toolsetsSet = true
-		}
-	})
-	return o, checkChat(o)
+}
+
+// settle derives what the flags given on fs mean and checks their
+// combination.
+func (o *chatOptions) settle(fs *pflag.FlagSet) error {
+	o.oneshot = fs.Changed("query") || fs.Changed("final")
+	o.finalOnly = fs.Changed("final")
+	o.toolsetsSet = fs.Changed("toolsets")
+	return checkChat(*o)
 }
 
 func checkChat(o chatOptions) error {
 	switch {
 	case o.oneshot && o.query != "" && o.final != "":
 		return usagef("chat: -q and -z exclude each other")
-	case o.oneshot && o.resume != "":
-		return usagef("chat: --resume is for the terminal UI, not with -q or -z")
+	case o.oneshot && (o.resume != "" || o.cont):
+		return usagef("chat: --resume and --continue are for the terminal UI, not with -q or -z")
+	case o.resume != "" && o.cont:
+		return usagef("chat: --resume ID and --continue exclude each other")
 	case o.oneshot && o.text() == "":
 		return usagef("chat: -q/-z need a non-empty prompt")
 	case !o.oneshot && o.submissionID != "":
@@ -125,16 +145,9 @@ func (o chatOptions) createParams(src string) (protocol.SessionCreateParams, err
 		reqID = ids.New(src+"-", 16)
 	}
 	p.RequestID = &reqID
-	cwd := o.cwd
-	if cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return p, failf(exitRuntime, "chat: no current directory: %v", err)
-		}
-		cwd = wd
-	}
-	if abs, err := filepath.Abs(cwd); err == nil {
-		cwd = abs
+	cwd, err := o.workDir()
+	if err != nil {
+		return p, err
 	}
 	p.Cwd = &cwd
 	if o.model != "" {
@@ -148,6 +161,22 @@ func (o chatOptions) createParams(src string) (protocol.SessionCreateParams, err
 		p.Yolo = &o.yolo
 	}
 	return p, nil
+}
+
+// workDir is --cwd, else the current directory, absolute.
+func (o chatOptions) workDir() (string, error) {
+	cwd := o.cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", failf(exitRuntime, "chat: no current directory: %v", err)
+		}
+		cwd = wd
+	}
+	if abs, err := filepath.Abs(cwd); err == nil {
+		cwd = abs
+	}
+	return cwd, nil
 }
 
 func splitList(s string) []string {
@@ -194,12 +223,4 @@ func describeCallError(ce *rpc.CallError) string {
 		s += ": " + ce.Detail
 	}
 	return s
-}
-
-// The client commands register themselves so that cli.go, which others
-// edit concurrently, needs no change for them.
-func init() {
-	commands["chat"] = chatCmd
-	commands["sessions"] = sessionsCmd
-	commands["acp"] = acpCmd
 }

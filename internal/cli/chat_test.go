@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
@@ -42,10 +44,20 @@ func TestPickChoices(t *testing.T) {
 	}
 }
 
+// parseChat parses chat's flags as the command does, without running it.
+func parseChat(args []string) (chatOptions, error) {
+	var o chatOptions
+	fs := pflag.NewFlagSet("chat", pflag.ContinueOnError)
+	o.flags(fs)
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	return o, o.settle(fs)
+}
+
 func TestParseChat(t *testing.T) {
 	t.Parallel()
-	e := &env{io: Stdio{Err: &strings.Builder{}}}
-	o, err := parseChat(e, []string{"-z", "hi", "--toolsets", "", "--yolo", "--cwd", "/tmp"})
+	o, err := parseChat([]string{"-z", "hi", "--toolsets", "", "--yolo", "--cwd", "/tmp"})
 	if err != nil || !o.oneshot || !o.finalOnly || !o.toolsetsSet || !o.yolo {
 		t.Fatalf("%+v %v", o, err)
 	}
@@ -53,8 +65,14 @@ func TestParseChat(t *testing.T) {
 	if err != nil || *p.Source != "oneshot" || *p.Cwd != "/tmp" || len(*p.Toolsets) != 0 || p.RequestID == nil || !*p.Yolo {
 		t.Fatalf("%+v %v", p, err)
 	}
-	if o, _ := parseChat(e, []string{"--resume", "s1"}); o.oneshot || o.resume != "s1" {
+	if o, _ := parseChat([]string{"--resume", "s1"}); o.oneshot || o.resume != "s1" {
 		t.Fatalf("%+v", o)
+	}
+	if o, err := parseChat([]string{"-q", "-", "--continue"}); err == nil {
+		t.Fatalf("-q with --continue accepted: %+v", o)
+	}
+	if o, err := parseChat([]string{"--continue", "--resume", "x"}); err == nil {
+		t.Fatalf("--continue with --resume accepted: %+v", o)
 	}
 }
 

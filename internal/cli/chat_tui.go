@@ -9,7 +9,8 @@ import (
 )
 
 // runTUI is `hermes chat` without -q/-z: the terminal UI on a new session
-// (source tui) or on --resume ID. The first connection may start the
+// (source tui), on --resume ID or on the newest session of the cwd
+// (--continue). The first connection may start the
 // daemon; reconnects never do (they wait for a gateway to come back).
 func runTUI(ctx context.Context, e *env, o chatOptions) error {
 	if !isTerminal(e.io.In) {
@@ -21,6 +22,10 @@ func runTUI(ctx context.Context, e *env, o chatOptions) error {
 	}
 	c, err := connect(ctx, e.home, !o.noAutostart)
 	if err != nil {
+		return err
+	}
+	if o.resume, err = o.target(ctx, c, *params.Cwd); err != nil {
+		_ = c.Close()
 		return err
 	}
 	opts := tui.Options{
@@ -36,6 +41,18 @@ func runTUI(ctx context.Context, e *env, o chatOptions) error {
 		return failf(exitRuntime, "chat: %v", err)
 	}
 	return nil
+}
+
+// target is the session the terminal UI attaches to: --continue's, the
+// one --resume names (a unique prefix resolved), or "" for a new one.
+func (o chatOptions) target(ctx context.Context, c *client.Client, cwd string) (string, error) {
+	switch {
+	case o.cont:
+		return latestSessionIn(ctx, c, cwd)
+	case o.resume != "":
+		return resolveSessionID(ctx, c, o.resume)
+	}
+	return "", nil
 }
 
 // sandboxInfo is the gateway's sandbox for the header; nil when describe

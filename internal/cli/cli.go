@@ -1,6 +1,7 @@
 // Package cli is the composition root of the hermes binary: it parses the
-// command line and runs the daemon (gateway run), the admin verbs over the
-// control socket and the WebSocket protocol, and the clients.
+// command line (a cobra command tree, root.go) and runs the daemon (gateway
+// run), the admin verbs over the control socket and the WebSocket protocol,
+// and the clients.
 package cli
 
 import (
@@ -12,12 +13,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/hermes-gateway/hermes/internal/daemon"
 )
 
-// Exit codes (SPEC §1).
+// Exit codes (docs/protocol.md#exit-codes).
 const (
 	exitOK          = 0
 	exitRuntime     = 1
@@ -38,69 +40,40 @@ var Version = "dev"
 
 // env is one invocation: the global flags and the streams.
 type env struct {
-	home string
+	home string // the profile home, absolute; set by resolveHome before a command runs
 	io   Stdio
-}
 
-type command func(ctx context.Context, e *env, args []string) error
-
-var commands = map[string]command{
-	"gateway": gatewayCmd,
-	"version": versionCmd,
-	"help":    helpCmd,
-	"worker":  workerCmd,
+	homeFlag string // --home as given; "" = $HERMES_HOME, else ~/.hermes
+	ran      bool   // a command's own code ran: its errors are its own, not usage errors
 }
 
 // Main runs the command line and returns the exit code.
 func Main(ctx context.Context, args []string, stdio Stdio) int {
 	e := &env{io: stdio}
-	args, err := e.globalFlags(args)
-	if err == nil && len(args) == 0 {
-		err = usagef("no command; try `hermes help`")
-	}
-	if err == nil {
-		cmd, ok := commands[args[0]]
-		if !ok {
-			err = usagef("unknown command %q; try `hermes help`", args[0])
-		} else {
-			err = cmd(ctx, e, args[1:])
-		}
-	}
-	return e.report(err)
+	root := newRoot(e)
+	root.SetArgs(normalizeArgs(root, args))
+	cmd, err := root.ExecuteContextC(ctx)
+	return e.report(cmd, err)
 }
 
-// globalFlags takes --home DIR anywhere on the line.
-func (e *env) globalFlags(args []string) ([]string, error) {
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--home":
-			if i+1 >= len(args) {
-				return nil, usagef("--home needs a directory")
-			}
-			e.home = args[i+1]
-			i++
-		case strings.HasPrefix(a, "--home="):
-			e.home = strings.TrimPrefix(a, "--home=")
-		default:
-			rest = append(rest, a)
-		}
-	}
+// resolveHome settles the profile home: --home, else $HERMES_HOME, else
+// ~/.hermes; always absolute.
+func (e *env) resolveHome() error {
+	e.home = e.homeFlag
 	if e.home == "" {
 		e.home = os.Getenv("HERMES_HOME")
 	}
 	if e.home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
-			return nil, usagef("no home directory: set HERMES_HOME or pass --home DIR")
+			return usagef("no home directory: set HERMES_HOME or pass --home DIR")
 		}
 		e.home = filepath.Join(h, ".hermes")
 	}
 	if abs, err := filepath.Abs(e.home); err == nil {
 		e.home = abs
 	}
-	return rest, nil
+	return nil
 }
 
 // exitError carries an exit code and a one-line message.
@@ -119,7 +92,10 @@ func failf(code int, format string, args ...any) error {
 	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
-func (e *env) report(err error) int {
+// report prints err and returns its exit code. An error the command line
+// library raised before any command ran (a bad flag, a missing argument)
+// is a usage error: exit 2.
+func (e *env) report(cmd *cobra.Command, err error) int {
 	if err == nil {
 		return exitOK
 	}
@@ -134,6 +110,13 @@ func (e *env) report(err error) int {
 	case errors.As(err, &d):
 		fmt.Fprintln(e.io.Err, "hermes:", d.Msg)
 		return d.Code
+	case !e.ran:
+		path := "hermes"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(e.io.Err, "hermes: %v (see `%s --help`)\n", err, path)
+		return exitUsage
 	}
 	fmt.Fprintln(e.io.Err, "hermes:", err)
 	return exitRuntime
@@ -149,25 +132,5 @@ func versionCmd(_ context.Context, e *env, _ []string) error {
 		}
 	}
 	fmt.Fprintf(e.io.Out, "hermes %s (commit %s, %s)\n", Version, commit, runtime.Version())
-	return nil
-}
-
-const helpText = `hermes — a local gateway that owns coding-agent sessions
-
-  hermes gateway run|start|stop|status [--json]   the daemon (foreground, detached, stop, status)
-  hermes chat [-q TEXT | -z TEXT] [--resume ID]   chat with the agent (terminal UI or one-shot)
-  hermes sessions list [--stored] [--json]        list sessions
-  hermes sessions info ID [--json]                show one session
-  hermes sessions resolve ID ADMISSION            settle an interrupted (unknown) admission
-  hermes acp                                      Agent Client Protocol agent on stdio (editors)
-  hermes dashboard                                print the dashboard link
-  hermes version                                  version, commit, Go version
-
-Global flag: --home DIR (default $HERMES_HOME, else ~/.hermes).
-Exit codes: 0 ok, 1 runtime error, 2 usage, 3 gateway unavailable, 4 turn not completed, 5 damaged database.
-`
-
-func helpCmd(_ context.Context, e *env, _ []string) error {
-	fmt.Fprint(e.io.Out, helpText)
 	return nil
 }

@@ -9,22 +9,33 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/hermes-gateway/hermes/internal/auth"
 	"github.com/hermes-gateway/hermes/internal/control"
 )
 
-// dashboardCmd mints a dashboard-login ticket over the control socket and
+// dashboardCommand mints a dashboard-login ticket over the control socket and
 // prints <api_origin>/auth/link?ticket=<t>: a one-time link (single use,
 // 30 s) that opens a dashboard session in the browser that follows it. It
 // opens a browser when $BROWSER names one or a display is available.
-func dashboardCmd(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("dashboard", e)
-	noOpen := fs.Bool("no-open", false, "only print the link; do not open a browser")
-	noAutostart := fs.Bool("no-autostart", false, "do not start the gateway when none is running")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	id, err := ensureGateway(ctx, e.home, !*noAutostart)
+func dashboardCommand(e *env) *cobra.Command {
+	var noOpen, noAutostart bool
+	c := e.leaf(&cobra.Command{
+		Use:   "dashboard",
+		Short: "print a one-time login link to the dashboard and open a browser",
+		Long: "dashboard prints <origin>/auth/link?ticket=…: a link that works once, within 30 seconds,\n" +
+			"and opens a dashboard session in the browser that follows it. It opens $BROWSER, or the\n" +
+			"platform's opener when a display is available.",
+		Args: noArgs,
+	}, func(ctx context.Context, _ []string) error { return dashboardRun(ctx, e, noOpen, noAutostart) })
+	c.Flags().BoolVar(&noOpen, "no-open", false, "only print the link; do not open a browser")
+	c.Flags().BoolVar(&noAutostart, "no-autostart", false, "do not start the gateway when none is running")
+	return c
+}
+
+func dashboardRun(ctx context.Context, e *env, noOpen, noAutostart bool) error {
+	id, err := ensureGateway(ctx, e.home, !noAutostart)
 	if err != nil {
 		return err
 	}
@@ -35,7 +46,7 @@ func dashboardCmd(ctx context.Context, e *env, args []string) error {
 	}
 	link := id.APIOrigin + "/auth/link?ticket=" + url.QueryEscape(t.Ticket)
 	fmt.Fprintln(e.io.Out, link)
-	if !*noOpen {
+	if !noOpen {
 		if name, ok := openBrowser(link); ok {
 			fmt.Fprintf(e.io.Err, "opened in %s (the link works once, within 30 seconds)\n", name)
 		} else {
@@ -82,5 +93,3 @@ func browserCommands() []string {
 	}
 	return nil
 }
-
-func init() { commands["dashboard"] = dashboardCmd }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,55 +12,56 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/hermes-gateway/hermes/internal/control"
 	"github.com/hermes-gateway/hermes/internal/daemon"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
-func gatewayCmd(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		return usagef("gateway needs a verb: run, start, stop or status")
+// gatewayCommand is `hermes gateway run|start|stop|status`: the daemon.
+func gatewayCommand(e *env) *cobra.Command {
+	var detached, asJSON bool
+	run := e.leaf(&cobra.Command{
+		Use:   "run",
+		Short: "run the daemon in the foreground until SIGTERM or SIGINT",
+		Long: "run takes the profile home, recovers what a previous daemon left, listens and serves\n" +
+			"until SIGTERM or SIGINT. A graceful stop admits nothing new and gives running tools\n" +
+			"gateway.shutdown_timeout to finish. Exit 3: the home is owned by another daemon;\n" +
+			"exit 5: the database is damaged.",
+		Args: noArgs,
+	}, func(ctx context.Context, _ []string) error { return gatewayRun(ctx, e, detached) })
+	run.Flags().BoolVar(&detached, "detached", false, "internal: started by `gateway start` (log only to the log file)")
+	_ = run.Flags().MarkHidden("detached")
+	status := e.leaf(&cobra.Command{
+		Use:   "status",
+		Short: "show the daemon's state, pid, epoch, listener, sessions and prompts (exit 3 when stopped)",
+		Args:  noArgs,
+	}, func(ctx context.Context, _ []string) error { return gatewayStatus(ctx, e, asJSON) })
+	status.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
+	verbs := []*cobra.Command{
+		run,
+		e.leaf(&cobra.Command{Use: "start", Short: "start the daemon detached (output to logs/gateway.log) and wait until it is ready", Args: noArgs},
+			func(ctx context.Context, _ []string) error { return gatewayStart(ctx, e) }),
+		e.leaf(&cobra.Command{Use: "stop", Short: "stop the detached daemon gracefully", Args: noArgs},
+			func(ctx context.Context, _ []string) error { return gatewayStop(ctx, e) }),
+		status,
 	}
-	switch args[0] {
-	case "run":
-		return gatewayRun(ctx, e, args[1:])
-	case "start":
-		return gatewayStart(ctx, e, args[1:])
-	case "stop":
-		return gatewayStop(ctx, e, args[1:])
-	case "status":
-		return gatewayStatus(ctx, e, args[1:])
+	for _, v := range gatewayVerbs {
+		verbs = append(verbs, v(e))
 	}
-	return usagef("unknown gateway verb %q: use run, start, stop or status", args[0])
+	return group(&cobra.Command{Use: "gateway", Short: "the daemon: run, start, stop, status"}, verbs...)
 }
 
-func newFlags(name string, e *env) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.io.Err)
-	return fs
-}
+// gatewayVerbs are verbs other files add to `hermes gateway`.
+var gatewayVerbs []func(*env) *cobra.Command
 
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return &exitError{code: exitOK}
-		}
-		return &exitError{code: exitUsage}
-	}
-	return nil
-}
-
-func gatewayRun(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("gateway run", e)
-	detached := fs.Bool("detached", false, "internal: started by `gateway start` (log only to the log file)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
+func gatewayRun(ctx context.Context, e *env, detached bool) error {
 	opts := daemon.Options{Home: e.home, Listen: os.Getenv("HERMES_LISTEN"), Stdout: e.io.Out}
 	if exe, err := os.Executable(); err == nil {
 		opts.WorkerCommand = []string{exe, "worker"}
 	}
-	if !*detached {
+	if !detached {
 		opts.Stderr = e.io.Err
 	}
 	return daemon.Run(ctx, opts)
@@ -77,10 +77,7 @@ func identify(ctx context.Context, home string) (control.Identity, error) {
 
 // gatewayStart runs the daemon detached (own session and process group,
 // output to logs/gateway.log) and waits until it is ready.
-func gatewayStart(ctx context.Context, e *env, args []string) error {
-	if err := parse(newFlags("gateway start", e), args); err != nil {
-		return err
-	}
+func gatewayStart(ctx context.Context, e *env) error {
 	if id, err := identify(ctx, e.home); err == nil {
 		fmt.Fprintf(e.io.Out, "gateway already running (pid %d, %s)\n", id.PID, id.APIOrigin)
 		return nil
@@ -150,10 +147,7 @@ func awaitReady(ctx context.Context, home string, exited <-chan error, logPath s
 	}
 }
 
-func gatewayStop(ctx context.Context, e *env, args []string) error {
-	if err := parse(newFlags("gateway stop", e), args); err != nil {
-		return err
-	}
+func gatewayStop(ctx context.Context, e *env) error {
 	id, err := identify(ctx, e.home)
 	if err != nil {
 		fmt.Fprintf(e.io.Out, "no gateway is running on %s\n", e.home)
@@ -177,22 +171,17 @@ func gatewayStop(ctx context.Context, e *env, args []string) error {
 	return failf(exitRuntime, "pid %d did not stop within 60s", id.PID)
 }
 
-func gatewayStatus(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("gateway status", e)
-	asJSON := fs.Bool("json", false, "print the status as JSON")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
+func gatewayStatus(ctx context.Context, e *env, asJSON bool) error {
 	var st control.Status
 	if err := control.Call(ctx, socketPath(e.home), control.VerbStatus, nil, &st); err != nil {
-		if *asJSON {
+		if asJSON {
 			_ = json.NewEncoder(e.io.Out).Encode(map[string]string{"state": "stopped"})
 		} else {
 			fmt.Fprintf(e.io.Out, "state:    stopped (no gateway on %s)\n", e.home)
 		}
 		return &exitError{code: exitUnavailable}
 	}
-	if *asJSON {
+	if asJSON {
 		return json.NewEncoder(e.io.Out).Encode(st)
 	}
 	fmt.Fprintf(e.io.Out, "state:    %s\npid:      %d\nepoch:    %d\nlistener: %s\nhome:     %s\n",

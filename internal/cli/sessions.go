@@ -1,92 +1,94 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/hermes-gateway/hermes/internal/client"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
-// sessionsCmd is `hermes sessions list|info|resolve` (SPEC §1): the session
-// picker and admin verbs over the WebSocket protocol. They never start a
-// daemon: with none running they exit 3.
-func sessionsCmd(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		return usagef("sessions needs a verb: list, info or resolve")
+// sessionsCommand is `hermes sessions …` (docs/protocol.md#commands): the
+// session picker, transcripts and admin verbs over the WebSocket protocol.
+// They never start a daemon: with none running they exit 3. Wherever they
+// take a session ID, a unique prefix of at least 8 characters after
+// "local-" works too.
+func sessionsCommand(e *env) *cobra.Command {
+	verbs := []*cobra.Command{
+		sessionsListCommand(e), sessionsInfoCommand(e), sessionsResolveCommand(e),
+		sessionsShowCommand(e), sessionsExportCommand(e), sessionsImportCommand(e),
 	}
-	switch args[0] {
-	case "list":
-		return sessionsList(ctx, e, args[1:])
-	case "info":
-		return sessionsInfo(ctx, e, args[1:])
-	case "resolve":
-		return sessionsResolve(ctx, e, args[1:])
-	}
-	return usagef("unknown sessions verb %q: use list, info or resolve", args[0])
+	return group(&cobra.Command{Use: "sessions", Short: "list sessions, show, export and import transcripts"}, verbs...)
 }
 
-// parseInterleaved parses flags that may come before, between or after the
-// positional arguments, and returns the positionals.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := parse(fs, args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
+func sessionsListCommand(e *env) *cobra.Command {
+	var stored, asJSON bool
+	var limit int
+	c := e.leaf(&cobra.Command{
+		Use:   "list",
+		Short: "list the live sessions (or every stored one with --stored)",
+		Args:  noArgs,
+	}, func(ctx context.Context, _ []string) error { return sessionsList(ctx, e, stored, asJSON, limit) })
+	c.Flags().BoolVar(&stored, "stored", false, "list every stored session, not only the live ones")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().IntVar(&limit, "limit", 0, "at most `N` sessions (1..200; default 50)")
+	return c
 }
 
-func sessionsList(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("sessions list", e)
-	stored := fs.Bool("stored", false, "list every stored session, not only the live ones")
-	asJSON := fs.Bool("json", false, "print JSON")
-	limit := fs.Int("limit", 0, "at most this many sessions (1..200; default 50)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef("sessions list takes no arguments")
-	}
+func sessionsList(ctx context.Context, e *env, stored, asJSON bool, limit int) error {
 	c, err := connect(ctx, e.home, false)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	scope := "live"
-	if *stored {
+	if stored {
 		scope = "stored"
 	}
 	p := protocol.SessionListParams{Scope: &scope}
-	if *limit != 0 {
-		p.Limit = limit
+	if limit != 0 {
+		p.Limit = &limit
 	}
 	res, err := c.ListSessions(ctx, p)
 	if err != nil {
 		return callFailure("session.list", err)
 	}
-	if *asJSON {
+	if asJSON {
 		return writeJSON(e.io.Out, res)
 	}
 	printSessions(e.io.Out, res)
 	return nil
 }
 
+// writeJSON prints v as indented JSON. Runes a terminal would interpret
+// (DEL, C1 controls, bidi marks; json already escapes C0) are written as
+// \u escapes: the same JSON value, and nothing in it drives the terminal.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	var out strings.Builder
+	out.Grow(b.Len())
+	for _, r := range b.String() {
+		if r >= 0x7f && protocol.Spoofing(r) {
+			fmt.Fprintf(&out, "\\u%04x", r)
+		} else {
+			out.WriteRune(r)
+		}
+	}
+	_, err := io.WriteString(w, out.String())
+	return err
 }
 
 func printSessions(w io.Writer, res protocol.SessionListResult) {
@@ -105,41 +107,48 @@ func printSessions(w io.Writer, res protocol.SessionListResult) {
 		if title == "" {
 			title = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.SessionID, oneLine(title, 40), s.Source, s.StartedAt, s.MessageCount, state)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.SessionID, oneLine(protocol.Visible(title), 40), s.Source, s.StartedAt, s.MessageCount, state)
 	}
 	_ = tw.Flush()
 }
 
-func sessionsInfo(ctx context.Context, e *env, args []string) error {
-	fs := newFlags("sessions info", e)
-	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("usage: hermes sessions info ID [--json]")
-	}
+func sessionsInfoCommand(e *env) *cobra.Command {
+	var asJSON bool
+	c := e.leaf(&cobra.Command{
+		Use:               "info ID",
+		Short:             "show one session (session.info)",
+		Args:              exactArgs(1),
+		ValidArgsFunction: e.completeSessionIDs,
+	}, func(ctx context.Context, args []string) error { return sessionsInfo(ctx, e, args[0], asJSON) })
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}
+
+func sessionsInfo(ctx context.Context, e *env, arg string, asJSON bool) error {
 	c, err := connect(ctx, e.home, false)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	info, err := c.SessionInfo(ctx, pos[0])
+	id, err := resolveSessionID(ctx, c, arg)
+	if err != nil {
+		return err
+	}
+	info, err := c.SessionInfo(ctx, id)
 	if err != nil {
 		return callFailure("session.info", err)
 	}
-	if *asJSON {
+	if asJSON {
 		return writeJSON(e.io.Out, info)
 	}
-	printInfo(e.io.Out, pos[0], info)
+	printInfo(e.io.Out, id, info)
 	return nil
 }
 
 func printInfo(w io.Writer, id string, info protocol.SessionInfo) {
 	row := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(w, "%-10s %s\n", k+":", v)
+			fmt.Fprintf(w, "%-10s %s\n", k+":", protocol.Visible(v))
 		}
 	}
 	row("session", id)
@@ -163,22 +172,28 @@ func printInfo(w io.Writer, id string, info protocol.SessionInfo) {
 	}
 }
 
+func sessionsResolveCommand(e *env) *cobra.Command {
+	return e.leaf(&cobra.Command{
+		Use:               "resolve ID ADMISSION",
+		Short:             "settle an admission left unknown by a stopped daemon, so the session's queue goes on",
+		Args:              exactArgs(2),
+		ValidArgsFunction: e.completeSessionIDs,
+	}, func(ctx context.Context, args []string) error { return sessionsResolve(ctx, e, args[0], args[1]) })
+}
+
 // sessionsResolve settles an unknown admission: resume first to learn its
 // execution_generation from the snapshot's pending list.
-func sessionsResolve(ctx context.Context, e *env, args []string) error {
-	pos, err := parseInterleaved(newFlags("sessions resolve", e), args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 2 {
-		return usagef("usage: hermes sessions resolve ID ADMISSION")
-	}
+func sessionsResolve(ctx context.Context, e *env, arg, admission string) error {
 	c, err := connect(ctx, e.home, false)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	rec, err := resolveUnknown(ctx, c, pos[0], pos[1])
+	sid, err := resolveSessionID(ctx, c, arg)
+	if err != nil {
+		return err
+	}
+	rec, err := resolveUnknown(ctx, c, sid, admission)
 	if err != nil {
 		return err
 	}

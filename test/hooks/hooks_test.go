@@ -470,3 +470,51 @@ func TestProjectHooksAskConsentOnceAndAfterAChange(t *testing.T) {
 		t.Fatalf("project.log = %q; the denied v2 hook must not run", got)
 	}
 }
+
+// TestCrashDuringAHook: a hook running when the daemon dies is not run
+// again; its tool call is closed like any interrupted one.
+func TestCrashDuringAHook(t *testing.T) {
+	t.Parallel()
+	e := start(t, `  PreToolUse:
+    - hooks:
+        - {type: command, command: "echo started >> {log}/crash.log; sleep 300"}
+`, nil)
+	sid := e.session(t, "s1", true)
+	effect := filepath.Join(e.cwd, "after-crash.txt")
+	e.f.Turns.Set("hang", modeltest.ToolCall("terminal", gt.TerminalArgs("touch "+effect)), modeltest.Text("ok"))
+	rc := gt.Submit(t, e.v, sid, "p1", "hang")
+	logPath := filepath.Join(e.log, "crash.log")
+	gt.Await(t, wait, func() bool { return exists(logPath) })
+	d := e.f.Crash()
+	v := d.View(e.ctx)
+	gt.Resume(t, v, sid)
+	r := gt.AwaitStatus(t, v, sid, rc.AdmissionID, protocol.StatusUnknown, wait)
+	if _, err := v.ResolveUnknown(e.ctx, protocol.ResolveUnknownParams{SessionID: sid, AdmissionID: rc.AdmissionID,
+		ExecutionGeneration: *r.ExecutionGeneration}); err != nil {
+		t.Fatal(err)
+	}
+	e.turn2(t, v, sid, "p2", "next")
+	if got := read(t, logPath); got != "started\n" {
+		t.Fatalf("crash.log = %q: the hook cut by the crash ran again", got)
+	}
+	if exists(effect) {
+		t.Fatal("the tool of the cut hook ran")
+	}
+	found := false
+	for _, req := range gt.RequestsFor(e.f.Model, "next") {
+		for _, m := range req.Messages {
+			if m.Role == "tool" && strings.Contains(m.Content, "interrupted") {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatal("the cut tool call was not closed as interrupted in the next request")
+	}
+}
+
+func (e *env) turn2(t *testing.T, v *gt.Recorder, sid, id, prompt string) {
+	t.Helper()
+	rc := gt.Submit(t, v, sid, id, prompt)
+	gt.AwaitComplete(t, v, rc.AdmissionID, wait)
+}

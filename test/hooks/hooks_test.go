@@ -518,3 +518,31 @@ func (e *env) turn2(t *testing.T, v *gt.Recorder, sid, id, prompt string) {
 	rc := gt.Submit(t, v, sid, id, prompt)
 	gt.AwaitComplete(t, v, rc.AdmissionID, wait)
 }
+
+// TestPreToolUseAskForcesApproval: permissionDecision "ask" asks a human
+// (once/deny) even under yolo for a harmless command; "deny" is honoured.
+func TestPreToolUseAskForcesApproval(t *testing.T) {
+	t.Parallel()
+	e := start(t, `  PreToolUse:
+    - matcher: terminal
+      hooks:
+        - {type: command, command: "echo '{\"hookSpecificOutput\":{\"permissionDecision\":\"ask\",\"permissionDecisionReason\":\"touching files needs a human\"}}'"}
+`, nil)
+	sid := e.session(t, "s1", true)
+	effect := filepath.Join(e.cwd, "asked.txt")
+	e.f.Turns.Set("ask", modeltest.ToolCall("terminal", gt.TerminalArgs("touch "+effect)), modeltest.Text("ok"))
+	rc := gt.Submit(t, e.v, sid, "p1", "ask")
+	pr := gt.AwaitPrompt(t, e.v, wait)
+	if pr.Kind != "approval" || pr.Command != "touch "+effect || !strings.Contains(pr.Description, "touching files needs a human") ||
+		strings.Join(pr.Choices, ",") != "once,deny" {
+		t.Fatalf("prompt = %+v", pr)
+	}
+	if _, err := e.v.RespondApproval(e.ctx, protocol.ApprovalRespondParams{SessionID: sid,
+		ExecutionGeneration: pr.ExecutionGeneration, PromptID: pr.PromptID, Choice: "deny"}); err != nil {
+		t.Fatal(err)
+	}
+	gt.AwaitComplete(t, e.v, rc.AdmissionID, wait)
+	if exists(effect) {
+		t.Fatal("the command ran although the human denied what the hook asked")
+	}
+}

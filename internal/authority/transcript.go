@@ -107,10 +107,14 @@ func (a *Authority) Import(ctx context.Context, p auth.Principal, params protoco
 	}
 	src := "cli"
 	create := protocol.SessionCreateParams{RequestID: &params.RequestID, Source: &src, Cwd: params.Cwd, Model: params.Model, Title: params.Title}
-	defaults := a.cfg.Settings().Defaults
+	settings := a.cfg.Settings()
+	defaults := settings.Defaults
 	defaults.ProfileID = a.cfg.ProfileID
 	launch, err := session.Build(create, p.Subject, defaults, time.Now().UTC())
 	if err != nil {
+		return protocol.SessionImportResult{}, err
+	}
+	if err := a.freezeHooks(&launch.Receipt, settings); err != nil { // as session.create: a no-op without accept_hooks
 		return protocol.SessionImportResult{}, err
 	}
 	err = a.commitCreate(ctx, launch, func(tx *store.Tx) error {

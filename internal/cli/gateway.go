@@ -50,7 +50,7 @@ func gatewayCommand(e *env) *cobra.Command {
 	for _, v := range gatewayVerbs {
 		verbs = append(verbs, v(e))
 	}
-	return group(&cobra.Command{Use: "gateway", Short: "the daemon: run, start, stop, status"}, verbs...)
+	return group(&cobra.Command{Use: "gateway", Short: "the daemon: run, start, stop, status, logs, install as a service"}, verbs...)
 }
 
 // gatewayVerbs are verbs other files add to `hermes gateway`.

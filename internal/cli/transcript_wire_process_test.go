@@ -40,18 +40,18 @@ func TestTranscriptMethodsStrict(t *testing.T) {
 	}
 	msg := map[string]any{"role": "user", "content": "hi"}
 	for name, params := range map[string]any{
-		"import approvals":       map[string]any{"request_id": "x", "messages": []any{msg}, "approvals": []any{}},
-		"import admissions":      map[string]any{"request_id": "x", "messages": []any{msg}, "admissions": []any{}},
-		"import row_id":          map[string]any{"request_id": "x", "messages": []any{map[string]any{"role": "user", "content": "hi", "row_id": 3}}},
-		"import no request_id":   map[string]any{"messages": []any{msg}},
-		"import no messages":     map[string]any{"request_id": "x", "messages": []any{}},
-		"import system":          map[string]any{"request_id": "x", "messages": []any{map[string]any{"role": "system", "content": "obey"}}},
-		"import calls on user":   map[string]any{"request_id": "x", "messages": []any{map[string]any{"role": "user", "content": "", "tool_calls": []any{}}}},
-		"import bad cwd":         map[string]any{"request_id": "x", "messages": []any{msg}, "cwd": "relative/dir"},
-		"import title controls":  map[string]any{"request_id": "x", "messages": []any{msg}, "title": "a\x1b[2Jb"},
-		"find short":             map[string]any{"prefix": "local-abc"},
-		"find without local-":    map[string]any{"prefix": "abcdef0123"},
-		"find unknown key":       map[string]any{"prefix": sid[:20], "scope": "all"},
+		"import approvals":      map[string]any{"request_id": "x", "messages": []any{msg}, "approvals": []any{}},
+		"import admissions":     map[string]any{"request_id": "x", "messages": []any{msg}, "admissions": []any{}},
+		"import row_id":         map[string]any{"request_id": "x", "messages": []any{map[string]any{"role": "user", "content": "hi", "row_id": 3}}},
+		"import no request_id":  map[string]any{"messages": []any{msg}},
+		"import no messages":    map[string]any{"request_id": "x", "messages": []any{}},
+		"import system":         map[string]any{"request_id": "x", "messages": []any{map[string]any{"role": "system", "content": "obey"}}},
+		"import calls on user":  map[string]any{"request_id": "x", "messages": []any{map[string]any{"role": "user", "content": "", "tool_calls": []any{}}}},
+		"import bad cwd":        map[string]any{"request_id": "x", "messages": []any{msg}, "cwd": "relative/dir"},
+		"import title controls": map[string]any{"request_id": "x", "messages": []any{msg}, "title": "a\x1b[2Jb"},
+		"find short":            map[string]any{"prefix": "local-abc"},
+		"find without local-":   map[string]any{"prefix": "abcdef0123"},
+		"find unknown key":      map[string]any{"prefix": sid[:20], "scope": "all"},
 	} {
 		method := protocol.MethodSessionImport
 		if strings.HasPrefix(name, "find") {

@@ -21,7 +21,8 @@ const maxSnapshotMessages = 500
 // resolves the session, applies a re-supplied launch key, takes the snapshot
 // and subscribes under one hub lock, so the stream continues exactly where
 // the snapshot ends.
-func (a *Authority) Attach(ctx context.Context, p auth.Principal, params protocol.SessionResumeParams) (protocol.Snapshot, *events.Subscription, error) {
+func (a *Authority) Attach(ctx context.Context, p auth.Principal, params protocol.SessionResumeParams) (_ protocol.Snapshot, _ *events.Subscription, err error) {
+	defer a.reply(&err)
 	sid, err := a.resolveTarget(ctx, p, params)
 	if err != nil {
 		return protocol.Snapshot{}, nil, err
@@ -62,7 +63,7 @@ func (a *Authority) resolveTarget(ctx context.Context, p auth.Principal, params 
 			return "", protocol.Errorf(protocol.ReasonNotFound, "no session with that title")
 		}
 		if err != nil {
-			return "", protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+			return "", err
 		}
 		if row.UserID != p.Subject && !p.Operator() {
 			return "", protocol.Errorf(protocol.ReasonNotFound, "no session with that title")
@@ -76,16 +77,16 @@ func (a *Authority) resolveTarget(ctx context.Context, p auth.Principal, params 
 func (a *Authority) snapshot(ctx context.Context, l *live) (protocol.Snapshot, error) {
 	row, err := a.cfg.Store.Session(ctx, l.id)
 	if err != nil {
-		return protocol.Snapshot{}, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return protocol.Snapshot{}, err
 	}
 	r := l.current()
 	msgs, total, err := a.cfg.Store.Messages(ctx, r.Entry.SessionID, maxSnapshotMessages)
 	if err != nil {
-		return protocol.Snapshot{}, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return protocol.Snapshot{}, err
 	}
 	pending, err := a.cfg.Store.PendingAdmissions(ctx, l.id)
 	if err != nil {
-		return protocol.Snapshot{}, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return protocol.Snapshot{}, err
 	}
 	running, prompts := l.runningView()
 	return protocol.Snapshot{
@@ -141,20 +142,22 @@ func (a *Authority) info(l *live, row store.Session) protocol.SessionInfo {
 }
 
 // Info answers session.info.
-func (a *Authority) Info(ctx context.Context, p auth.Principal, sid string) (protocol.SessionInfo, error) {
+func (a *Authority) Info(ctx context.Context, p auth.Principal, sid string) (_ protocol.SessionInfo, err error) {
+	defer a.reply(&err)
 	l, err := a.access(ctx, p, sid, protocol.CapRead)
 	if err != nil {
 		return protocol.SessionInfo{}, err
 	}
 	row, err := a.cfg.Store.Session(ctx, sid)
 	if err != nil {
-		return protocol.SessionInfo{}, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return protocol.SessionInfo{}, err
 	}
 	return a.info(l, row), nil
 }
 
 // List answers session.list. Listing never attaches and never adopts.
-func (a *Authority) List(ctx context.Context, p auth.Principal, params protocol.SessionListParams) (protocol.SessionListResult, error) {
+func (a *Authority) List(ctx context.Context, p auth.Principal, params protocol.SessionListParams) (_ protocol.SessionListResult, err error) {
+	defer a.reply(&err)
 	if err := a.permit(p, protocol.CapRead); err != nil {
 		return protocol.SessionListResult{}, err
 	}
@@ -170,7 +173,7 @@ func (a *Authority) List(ctx context.Context, p auth.Principal, params protocol.
 		rows, err = a.liveRows(ctx)
 	}
 	if err != nil {
-		return protocol.SessionListResult{}, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return protocol.SessionListResult{}, err
 	}
 	out := protocol.SessionListResult{Sessions: []protocol.SessionSummary{}, Scope: scope}
 	for _, row := range rows {

@@ -200,7 +200,7 @@ func (a *Authority) fenced(err error) error {
 				a.cfg.OnFenced()
 			}
 		}
-		return protocol.Wrap(protocol.ReasonStaleEpoch, err)
+		return wireError(err) // stale_epoch, unless err carries its reason already
 	}
 	return err
 }

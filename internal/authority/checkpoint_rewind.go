@@ -18,14 +18,15 @@ import (
 
 // Checkpoints answers session.checkpoints: the session's checkpoints that
 // are not pruned, oldest first.
-func (a *Authority) Checkpoints(ctx context.Context, p auth.Principal, sid string) (protocol.SessionCheckpointsResult, error) {
+func (a *Authority) Checkpoints(ctx context.Context, p auth.Principal, sid string) (_ protocol.SessionCheckpointsResult, err error) {
+	defer a.reply(&err)
 	l, err := a.access(ctx, p, sid, protocol.CapRead)
 	if err != nil {
 		return protocol.SessionCheckpointsResult{}, err
 	}
 	rows, err := a.cfg.Store.Checkpoints(ctx, l.id)
 	if err != nil {
-		return protocol.SessionCheckpointsResult{}, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return protocol.SessionCheckpointsResult{}, err
 	}
 	out := protocol.SessionCheckpointsResult{Checkpoints: []protocol.Checkpoint{}}
 	for _, c := range rows {
@@ -52,7 +53,8 @@ type rewindPlan struct {
 // FIFO is reserved throughout (a running turn refuses it with
 // session_busy), the plan is committed before the work tree changes,
 // and session.rewound is journaled with the rewind's completion.
-func (a *Authority) Rewind(ctx context.Context, p auth.Principal, params protocol.SessionRewindParams) (protocol.SessionRewindResult, error) {
+func (a *Authority) Rewind(ctx context.Context, p auth.Principal, params protocol.SessionRewindParams) (_ protocol.SessionRewindResult, err error) {
+	defer a.reply(&err)
 	files, conv, err := rewindMode(params.Mode)
 	if err != nil {
 		return protocol.SessionRewindResult{}, err
@@ -84,7 +86,7 @@ func (a *Authority) Rewind(ctx context.Context, p auth.Principal, params protoco
 	raw, _ := json.Marshal(plan)
 	rw.PlanJSON, rw.CreatedAtMs = string(raw), time.Now().UnixMilli()
 	if err := a.cfg.Store.InTx(ctx, a.cfg.Epoch, func(tx *store.Tx) error { return tx.InsertRewind(rw) }); err != nil {
-		return protocol.SessionRewindResult{}, a.fenced(err)
+		return protocol.SessionRewindResult{}, err
 	}
 	faults.Hit(faults.RewindAfterPlan)
 	if err := a.applyRewind(ctx, l, rw, ck, plan, false); err != nil {
@@ -125,7 +127,7 @@ func (a *Authority) rewindTarget(ctx context.Context, l *live, id string) (store
 		return store.Checkpoint{}, protocol.Errorf(protocol.ReasonNotFound, "no checkpoint %s in this session", id)
 	}
 	if err != nil {
-		return store.Checkpoint{}, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return store.Checkpoint{}, err
 	}
 	return ck, nil
 }
@@ -142,15 +144,15 @@ func (a *Authority) planFiles(ctx context.Context, l *live, ck store.Checkpoint,
 	}
 	now, err := eng.Snapshot(ctx, ck.Cwd, a.cfg.Settings().Checkpoints.MaxFileBytes)
 	if err != nil {
-		return protocol.SessionRewindResult{}, true, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return protocol.SessionRewindResult{}, true, err
 	}
 	history, err := a.fileHistory(ctx, l, ck, now)
 	if err != nil {
-		return protocol.SessionRewindResult{}, true, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return protocol.SessionRewindResult{}, true, err
 	}
 	p, err := eng.Plan(ctx, ck.Cwd, history)
 	if err != nil {
-		return protocol.SessionRewindResult{}, true, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return protocol.SessionRewindResult{}, true, err
 	}
 	plan.Restore, plan.Remove = p.Restore, p.Remove
 	if len(p.Conflicts) > 0 && !forced {
@@ -159,7 +161,7 @@ func (a *Authority) planFiles(ctx context.Context, l *live, ck store.Checkpoint,
 		}, true, nil
 	}
 	if err := eng.Keep(ctx, ck.Cwd, rw.RewindID+"/before", now.Commit); err != nil {
-		return protocol.SessionRewindResult{}, true, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return protocol.SessionRewindResult{}, true, err
 	}
 	skipped, _ := json.Marshal(nonNil(now.Skipped))
 	rw.BeforeCommit, rw.BeforeSkippedJSON = now.Commit, string(skipped)
@@ -227,7 +229,7 @@ func (a *Authority) applyRewind(ctx context.Context, l *live, rw store.Rewind, c
 			return protocol.Errorf(protocol.ReasonStorageUnavailable, "%s", a.ckpt.why)
 		}
 		if err := eng.Restore(ctx, ck.Cwd, ck.SnapshotCommit, plan.Restore, plan.Remove); err != nil {
-			return protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+			return err
 		}
 		if snap, err := eng.Snapshot(ctx, ck.Cwd, a.cfg.Settings().Checkpoints.MaxFileBytes); err == nil &&
 			eng.Keep(ctx, ck.Cwd, rw.RewindID+"/after", snap.Commit) == nil {
@@ -266,7 +268,7 @@ func (a *Authority) applyRewind(ctx context.Context, l *live, rw store.Rewind, c
 func (a *Authority) rewindChild(ctx context.Context, l *live, ck store.Checkpoint) (child, error) {
 	msgs, total, err := a.cfg.Store.Messages(ctx, ck.TranscriptID, maxHistory)
 	if err != nil {
-		return child{}, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return child{}, err
 	}
 	if total > len(msgs) || ck.MessageCount > int64(len(msgs)) {
 		return child{}, protocol.Errorf(protocol.ReasonStorageUnavailable, "the transcript before that turn is not complete")

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hermes-gateway/hermes/internal/faults"
 	"github.com/hermes-gateway/hermes/internal/model"
-	"github.com/hermes-gateway/hermes/internal/protocol"
 	"github.com/hermes-gateway/hermes/internal/store"
 )
 
@@ -32,7 +31,7 @@ func (a *Authority) compacted(ctx context.Context, l *live) ([]store.Message, er
 	r := l.current()
 	rows, _, err := a.cfg.Store.Messages(ctx, r.Entry.SessionID, maxHistory)
 	if err != nil {
-		return nil, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return nil, err
 	}
 	c := a.cfg.Settings().Compression
 	head, tail := split(rows, c.ProtectFirstN, c.ProtectLastN)
@@ -81,9 +80,7 @@ func (a *Authority) summarize(ctx context.Context, l *live, middle []store.Messa
 		},
 	}, nil)
 	if err != nil {
-		// The cause (logged) may name the endpoint; the detail never does.
-		return "", &protocol.Error{Reason: protocol.ReasonModelUnavailable,
-			Detail: "compression needs a summary from the model, which failed; see the gateway log", Cause: err}
+		return "", fmt.Errorf("compression summary: %w: %w", errModel, err) // model_unavailable (reasons)
 	}
 	return resp.Message.Content, nil
 }

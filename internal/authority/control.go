@@ -15,14 +15,15 @@ const maxEventsPerCall = 1000
 // Interrupt answers session.interrupt: the generation must be the current
 // one; a running turn of that generation is cancelled and settles
 // interrupted.
-func (a *Authority) Interrupt(ctx context.Context, p auth.Principal, params protocol.SessionInterruptParams) (protocol.SessionHandle, error) {
+func (a *Authority) Interrupt(ctx context.Context, p auth.Principal, params protocol.SessionInterruptParams) (_ protocol.SessionHandle, err error) {
+	defer a.reply(&err)
 	l, err := a.access(ctx, p, params.SessionID, protocol.CapControl)
 	if err != nil {
 		return protocol.SessionHandle{}, err
 	}
 	row, err := a.cfg.Store.Session(ctx, l.id)
 	if err != nil {
-		return protocol.SessionHandle{}, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return protocol.SessionHandle{}, err
 	}
 	if params.ExecutionGeneration != row.RuntimeGeneration {
 		return protocol.SessionHandle{}, protocol.Errorf(protocol.ReasonStaleGeneration, "execution_generation is %d", row.RuntimeGeneration)
@@ -60,7 +61,8 @@ const interruptedNote = "interrupted: the gateway stopped before this call finis
 // ResolveUnknown answers prompt.resolve_unknown: an unknown row becomes
 // terminal/interrupted (never requeued), dangling tool calls get a result,
 // and the FIFO resumes.
-func (a *Authority) ResolveUnknown(ctx context.Context, p auth.Principal, params protocol.ResolveUnknownParams) (protocol.Receipt, error) {
+func (a *Authority) ResolveUnknown(ctx context.Context, p auth.Principal, params protocol.ResolveUnknownParams) (_ protocol.Receipt, err error) {
+	defer a.reply(&err)
 	l, err := a.access(ctx, p, params.SessionID, protocol.CapControl)
 	if err != nil {
 		return protocol.Receipt{}, err
@@ -85,7 +87,7 @@ func (a *Authority) ResolveUnknown(ctx context.Context, p auth.Principal, params
 		return a.addInfo(tx, j, l, l.isRunning(), stamp{})
 	}, nil)
 	if err != nil {
-		return protocol.Receipt{}, domainErr(err)
+		return protocol.Receipt{}, err
 	}
 	a.kick(l)
 	return a.receipt(saved), nil
@@ -133,14 +135,15 @@ func closeDanglingCalls(tx *store.Tx, phys string) error {
 }
 
 // EventsSince answers session.events.since from the durable journal.
-func (a *Authority) EventsSince(ctx context.Context, p auth.Principal, params protocol.EventsSinceParams) (protocol.EventsSinceResult, error) {
+func (a *Authority) EventsSince(ctx context.Context, p auth.Principal, params protocol.EventsSinceParams) (_ protocol.EventsSinceResult, err error) {
+	defer a.reply(&err)
 	l, err := a.access(ctx, p, params.SessionID, protocol.CapRead)
 	if err != nil {
 		return protocol.EventsSinceResult{}, err
 	}
 	row, err := a.cfg.Store.Session(ctx, l.id)
 	if err != nil {
-		return protocol.EventsSinceResult{}, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return protocol.EventsSinceResult{}, err
 	}
 	res := protocol.EventsSinceResult{Events: []protocol.Event{}, LatestSeq: row.LastEventSeq, ReplayEpoch: row.ReplayEpoch}
 	var after int64
@@ -156,7 +159,7 @@ func (a *Authority) EventsSince(ctx context.Context, p auth.Principal, params pr
 	}
 	evs, more, err := a.cfg.Store.EventsSince(ctx, l.id, after, maxEventsPerCall)
 	if err != nil {
-		return res, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return res, err
 	}
 	for _, e := range evs {
 		res.Events = append(res.Events, wireEvent(e))

@@ -16,7 +16,8 @@ import (
 // transaction, and only then makes the session live. A repeat of the same
 // request_id with the same frozen request returns the same session, also
 // after a restart; a different request is invalid_params.
-func (a *Authority) Create(ctx context.Context, p auth.Principal, params protocol.SessionCreateParams) (string, error) {
+func (a *Authority) Create(ctx context.Context, p auth.Principal, params protocol.SessionCreateParams) (_ string, err error) {
+	defer a.reply(&err)
 	if err := a.permit(p, protocol.CapCreate); err != nil {
 		return "", err
 	}
@@ -96,7 +97,7 @@ func (a *Authority) commitCreate(ctx context.Context, launch session.Launch, als
 	r := launch.Receipt
 	raw, err := session.CanonicalJSON(r)
 	if err != nil {
-		return protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return err
 	}
 	row := store.Session{
 		ID: r.SessionID, Source: r.Policy.Source, UserID: r.PrincipalID, SessionKey: r.Route,

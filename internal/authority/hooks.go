@@ -57,7 +57,7 @@ func (a *Authority) freezeHooks(r *session.Receipt, set Settings) error {
 	s.Project = project
 	raw, err := json.Marshal(s)
 	if err != nil {
-		return protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return err
 	}
 	pol.Hooks = &session.HooksPolicy{Digest: s.Digest(), Set: raw, ProjectDigest: project.Digest()}
 	return nil

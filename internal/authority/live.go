@@ -372,7 +372,7 @@ func (a *Authority) restore(ctx context.Context, sid string) (*live, error) {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, protocol.Errorf(protocol.ReasonNotFound, "no session %s", sid)
 		}
-		return nil, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return nil, err
 	}
 	r, ok, err := a.storedReceipt(ctx, sid)
 	if err != nil {
@@ -395,7 +395,7 @@ func (a *Authority) restore(ctx context.Context, sid string) (*live, error) {
 func (a *Authority) storedReceipt(ctx context.Context, sid string) (r session.Receipt, ok bool, err error) {
 	raw, ok, err := a.cfg.Store.Meta(ctx, session.ReceiptKey(sid))
 	if err != nil {
-		return r, false, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return r, false, err
 	}
 	if !ok {
 		return r, false, nil

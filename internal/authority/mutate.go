@@ -24,7 +24,8 @@ type mutation struct {
 // Mutate answers session.mutate: revision-fenced, idempotent by request_id.
 // rename and archive change the logical row; compress and reset publish a
 // new physical transcript (compress.go, reset.go).
-func (a *Authority) Mutate(ctx context.Context, p auth.Principal, params protocol.SessionMutateParams) (protocol.SessionMutateResult, error) {
+func (a *Authority) Mutate(ctx context.Context, p auth.Principal, params protocol.SessionMutateParams) (_ protocol.SessionMutateResult, err error) {
+	defer a.reply(&err)
 	if params.RequestID == "" || len(params.RequestID) > maxIDLen {
 		return protocol.SessionMutateResult{}, protocol.Errorf(protocol.ReasonInvalidParams, "request_id must be 1..1024 characters")
 	}
@@ -71,7 +72,7 @@ func (a *Authority) priorMutation(ctx context.Context, m mutation) (protocol.Ses
 		found = true
 		return json.Unmarshal([]byte(raw), &res)
 	})
-	return res, found, a.fenced(err)
+	return res, found, err
 }
 
 // fence checks expected_revision and expected_generation inside the tx.

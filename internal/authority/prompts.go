@@ -120,12 +120,14 @@ func (a *Authority) respond(ctx context.Context, p auth.Principal, sid string, g
 }
 
 // RespondApproval answers approval.respond.
-func (a *Authority) RespondApproval(ctx context.Context, p auth.Principal, params protocol.ApprovalRespondParams) (protocol.RespondResult, error) {
+func (a *Authority) RespondApproval(ctx context.Context, p auth.Principal, params protocol.ApprovalRespondParams) (_ protocol.RespondResult, err error) {
+	defer a.reply(&err)
 	return a.respond(ctx, p, params.SessionID, params.ExecutionGeneration, params.PromptID, "approval", params.Choice, protocol.CapApprove)
 }
 
 // RespondClarify answers clarify.respond.
-func (a *Authority) RespondClarify(ctx context.Context, p auth.Principal, params protocol.ClarifyRespondParams) (protocol.RespondResult, error) {
+func (a *Authority) RespondClarify(ctx context.Context, p auth.Principal, params protocol.ClarifyRespondParams) (_ protocol.RespondResult, err error) {
+	defer a.reply(&err)
 	if len(params.Answer) > maxAnswerLen {
 		return protocol.RespondResult{}, protocol.Errorf(protocol.ReasonInvalidParams, "answer is longer than %d bytes", maxAnswerLen)
 	}

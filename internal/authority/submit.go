@@ -21,7 +21,8 @@ const (
 // session's FIFO. The queued row and its session.info event commit before
 // the reply; the receipt means admission, not completion. The caller (the
 // server) has checked that this connection resumed or created the session.
-func (a *Authority) Submit(ctx context.Context, p auth.Principal, params protocol.PromptSubmitParams) (protocol.Receipt, error) {
+func (a *Authority) Submit(ctx context.Context, p auth.Principal, params protocol.PromptSubmitParams) (_ protocol.Receipt, err error) {
+	defer a.reply(&err)
 	key, err := submissionKey(params)
 	if err != nil {
 		return protocol.Receipt{}, err
@@ -100,7 +101,8 @@ func (a *Authority) admit(ctx context.Context, l *live, adm store.Admission) (st
 }
 
 // Receipt answers prompt.receipt.
-func (a *Authority) Receipt(ctx context.Context, p auth.Principal, sid, admissionID string) (protocol.Receipt, error) {
+func (a *Authority) Receipt(ctx context.Context, p auth.Principal, sid, admissionID string) (_ protocol.Receipt, err error) {
+	defer a.reply(&err)
 	if _, err := a.access(ctx, p, sid, protocol.CapSubmit); err != nil {
 		return protocol.Receipt{}, err
 	}
@@ -117,7 +119,7 @@ func (a *Authority) ownAdmission(ctx context.Context, p auth.Principal, sid, adm
 		return store.Admission{}, protocol.Errorf(protocol.ReasonNotFound, "no such admission in this session")
 	}
 	if err != nil {
-		return store.Admission{}, protocol.Wrap(protocol.ReasonStorageUnavailable, err)
+		return store.Admission{}, err
 	}
 	if adm.PrincipalID != p.Subject && !p.Can(protocol.CapControl) {
 		return store.Admission{}, protocol.Errorf(protocol.ReasonPermissionDenied, "admission belongs to another principal")
@@ -126,7 +128,8 @@ func (a *Authority) ownAdmission(ctx context.Context, p auth.Principal, sid, adm
 }
 
 // Cancel answers prompt.cancel: only a queued row can be cancelled.
-func (a *Authority) Cancel(ctx context.Context, p auth.Principal, sid, admissionID string) (protocol.Receipt, error) {
+func (a *Authority) Cancel(ctx context.Context, p auth.Principal, sid, admissionID string) (_ protocol.Receipt, err error) {
+	defer a.reply(&err)
 	l, err := a.access(ctx, p, sid, protocol.CapSubmit)
 	if err != nil {
 		return protocol.Receipt{}, err
@@ -150,23 +153,10 @@ func (a *Authority) Cancel(ctx context.Context, p auth.Principal, sid, admission
 		return a.addInfo(tx, j, l, l.isRunning(), stamp{})
 	}, nil)
 	if err != nil {
-		return protocol.Receipt{}, domainErr(err)
+		return protocol.Receipt{}, err
 	}
 	a.kick(l)
 	return a.receipt(saved), nil
-}
-
-// domainErr maps store sentinels that callers can act on to wire reasons.
-func domainErr(err error) error {
-	switch {
-	case errors.Is(err, store.ErrStaleGeneration):
-		return protocol.Errorf(protocol.ReasonStaleGeneration, "the execution generation is not current")
-	case errors.Is(err, store.ErrUnknownExecution):
-		return protocol.Errorf(protocol.ReasonUnknownExecution, "an interrupted execution must be resolved first")
-	case errors.Is(err, store.ErrNotFound):
-		return protocol.Errorf(protocol.ReasonNotFound, "not found")
-	}
-	return err
 }
 
 // newID is the authority's id format (admission, prompt, lineage,

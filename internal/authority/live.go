@@ -45,7 +45,6 @@ type live struct {
 	reserved  bool // a compress, reset or rewind holds the FIFO
 
 	hooks *sessionHooks // hook state of an accept_hooks session; nil until its first use; guarded by mu
-
 }
 
 func newLive(r session.Receipt) *live {

@@ -131,7 +131,8 @@ func literalValues(path string, m map[string]string, headers bool) error {
 			return fmt.Errorf("%s.%s: credentials are never literals in config.yaml; "+
 				"use bearer_token_env and put the token in $HERMES_HOME/.env", path, k)
 		}
-		if looksLikeKey(m[k]) || secretKeyRE.MatchString(k) {
+		// A secret-named key with a real value (MAX_TOKENS: 100 is fine).
+		if looksLikeKey(m[k]) || (secretKeyRE.MatchString(k) && len(m[k]) >= 8) {
 			return fmt.Errorf("%s.%s: looks like a secret; secrets are never literals in config.yaml: "+
 				"name the variable in env_vars (or bearer_token_env) and put it in $HERMES_HOME/.env", path, k)
 		}

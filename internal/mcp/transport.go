@@ -121,16 +121,6 @@ func (t *startedTransport) Connect(ctx context.Context) (sdk.Connection, error) 
 	return conn, err
 }
 
-// ended reports whether the session has ended.
-func (c *conn) ended() bool {
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // died reports whether a call's error err means the server is gone: the
 // session ended, or is ending (the read side saw EOF first).
 func (c *conn) died(err error) bool {

@@ -82,7 +82,10 @@ func TestInterruptCancels(t *testing.T) {
 	snap := gt.Create(t, v, protocol.SessionCreateParams{RequestID: gt.Ptr("in"), Cwd: gt.Ptr(gt.Cwd(t))})
 	rc := gt.Submit(t, v, snap.SessionID, "s1", "hang long")
 	v.Await(t, wait, func(ev protocol.Event) bool { return ev.Type == protocol.EventToolStart })
-	gt.Await(t, wait, func() bool { return starts(t, dir) == 1 })
+	gt.Await(t, wait, func() bool { // the call reached the server
+		_, err := os.Stat(filepath.Join(dir, "hanging"))
+		return err == nil
+	})
 	if _, err := v.InterruptSession(ctx, protocol.SessionInterruptParams{SessionID: snap.SessionID, ExecutionGeneration: 1}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@
 //
 //	echo {text}      → text
 //	add {a, b}       → a+b
-//	hang {}          → blocks until cancelled; then writes "cancelled" to ./cancelled
+//	hang {}          → writes ./hanging, blocks until cancelled, then writes ./cancelled
 //	crash {}         → the process exits during the call
 //	big {bytes}      → that many bytes of "x"
 //	grow {}          → adds the tool "grown" (notifications/tools/list_changed)
@@ -66,6 +66,7 @@ func main() {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "hang", Description: "Never answers."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+			_ = os.WriteFile("hanging", []byte("hanging\n"), 0o600)
 			<-ctx.Done()
 			_ = os.WriteFile("cancelled", []byte("cancelled\n"), 0o600)
 			return nil, nil, ctx.Err()

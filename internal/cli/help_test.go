@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,5 +199,21 @@ func TestNearestFlag(t *testing.T) {
 		if got := nearestFlag(cmd, name); got != want {
 			t.Errorf("nearestFlag(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// BenchmarkMain is the command line's own share of a start: building the
+// command tree, normalizing and parsing, and running a command that does no
+// I/O but its output (the process start and package init are not in it;
+// test/bench README has those).
+func BenchmarkMain(b *testing.B) {
+	for _, args := range [][]string{{"version"}, {"--help"}, {"sessions", "show", "--help"}} {
+		b.Run(strings.Join(args, "_"), func(b *testing.B) {
+			for b.Loop() {
+				if code := Main(context.Background(), args, Stdio{Out: io.Discard, Err: io.Discard}); code != 0 {
+					b.Fatalf("exit %d", code)
+				}
+			}
+		})
 	}
 }

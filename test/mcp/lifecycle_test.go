@@ -151,9 +151,14 @@ func TestSharedProcess(t *testing.T) {
 
 	d = f.Start()
 	v = d.View(ctx)
-	snap := gt.Create(t, v, protocol.SessionCreateParams{RequestID: gt.Ptr("after-restart"), Cwd: gt.Ptr(dir)})
-	rc := gt.Submit(t, v, snap.SessionID, "s", "share 7")
-	gt.AwaitComplete(t, v, rc.AdmissionID, wait)
+	// A session created before the restart restores (policy.mcp passes the
+	// restore checks) and uses the server again.
+	old := gt.Create(t, v, protocol.SessionCreateParams{RequestID: gt.Ptr("sh7"), Cwd: gt.Ptr(dir)})
+	gt.Resume(t, v, old.SessionID)
+	rc := gt.Submit(t, v, old.SessionID, "again", "share 7")
+	if mc := gt.AwaitComplete(t, v, rc.AdmissionID, wait); mc.Text != "SHARED" {
+		t.Fatalf("restored session's turn %+v", mc)
+	}
 	if got := procsRunning(bin); got != 1 {
 		t.Fatalf("%d server processes, want 1", got)
 	}
@@ -228,8 +233,8 @@ func TestBadServers(t *testing.T) {
 	if s := by["missing"]; s.State != protocol.MCPStateFailed || !strings.Contains(s.Error, "no such file") {
 		t.Errorf("missing server %+v, want failed with the reason", s)
 	}
-	if s := by["garbage"]; s.State != protocol.MCPStateFailed && s.State != protocol.MCPStateReady {
-		t.Errorf("garbage server %+v, want failed (or ready, if the SDK skips the line)", s)
+	if s := by["garbage"]; s.State != protocol.MCPStateFailed || !strings.Contains(s.Error, "invalid character") {
+		t.Errorf("garbage server %+v, want failed with the decode error", s)
 	}
 	if by["ts"].State != protocol.MCPStateReady {
 		t.Errorf("ts %+v, want ready", by["ts"])

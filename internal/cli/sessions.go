@@ -24,6 +24,7 @@ func sessionsCommand(e *env) *cobra.Command {
 	verbs := []*cobra.Command{
 		sessionsListCommand(e), sessionsInfoCommand(e), sessionsResolveCommand(e),
 		sessionsShowCommand(e), sessionsExportCommand(e), sessionsImportCommand(e),
+		sessionsCheckpointsCommand(e), sessionsRewindCommand(e),
 	}
 	return group(&cobra.Command{Use: "sessions", Short: "list sessions, show, export and import transcripts"}, verbs...)
 }

@@ -163,15 +163,15 @@ func openLog(home string, stderr io.Writer) (*logfile.Writer, *slog.Logger, erro
 	return f, slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{ReplaceAttr: redactAttr})), nil
 }
 
-// start runs everything before readiness: config, store, epoch, recovery,
-// listeners. Connections are accepted only after recovery.
+// start runs the steps before readiness, in order, each once: load config
+// (config.yaml and .env, parsed once) → open the sandbox → open the store →
+// begin the epoch → wire the parts → recover → listen. Connections are
+// accepted only after recovery; serve starts answering them.
 func (d *daemon) start(ctx context.Context) error {
 	d.state.Store(control.StateStarting)
-	d.newMetrics()
 	if err := d.loadConfig(); err != nil {
 		return err
 	}
-	d.logw.SetLimits(int64(d.cfg.Logging.MaxMB)<<20, d.cfg.Logging.Keep)
 	if err := d.openSandbox(); err != nil {
 		return err
 	}
@@ -181,12 +181,15 @@ func (d *daemon) start(ctx context.Context) error {
 	if err := d.beginEpoch(ctx); err != nil {
 		return err
 	}
-	if err := d.auth.Recover(ctx); err != nil {
-		return exitf(ExitRuntime, "recovery failed: %v", err)
+	d.wire()
+	if err := d.recover(ctx); err != nil {
+		return err
 	}
-	return d.listenAll()
+	return d.listen()
 }
 
+// openStore opens state.db (quick_check, migrations) and reads the
+// profile's id from it.
 func (d *daemon) openStore(ctx context.Context) error {
 	st, err := store.Open(ctx, filepath.Join(d.home, "state.db"))
 	if errors.Is(err, store.ErrCorrupt) {
@@ -202,6 +205,9 @@ func (d *daemon) openStore(ctx context.Context) error {
 	return err
 }
 
+// beginEpoch takes this process's runtime epoch: every write from now on is
+// fenced by it, and the executions the previous epoch left started are
+// marked unknown (logged here; recover restores their sessions).
 func (d *daemon) beginEpoch(ctx context.Context) error {
 	d.instanceID = ids.New("", 16)
 	epoch, unknown, err := d.st.BeginEpoch(ctx, d.instanceID)
@@ -213,13 +219,22 @@ func (d *daemon) beginEpoch(ctx context.Context) error {
 		d.log.Warn("interrupted execution marked unknown", "session_id", e.SessionID, "admission_id", e.AdmissionID)
 	}
 	faults.Hit(faults.RecoveryAfterUnknown)
+	return nil
+}
+
+// wire makes the parts that serve the epoch: the metrics registry, the
+// event hub, the ticket minter, the tool-process tracker (after killing the
+// tool processes a killed predecessor left), the MCP manager and the
+// authority. It starts nothing.
+func (d *daemon) wire() {
+	d.newMetrics()
 	d.hub = events.NewHub(events.Options{BufferBytes: d.cfg.Gateway.ViewerBufferBytes})
 	d.tickets = auth.NewTickets(d.profileID, d.instanceID)
 	killOrphanTools(d.home, d.log)
 	d.procs = newProcTracker(filepath.Join(d.home, toolGroupsFile))
 	d.openMCP()
 	d.auth = authority.New(authority.Config{
-		Store: d.st, Hub: d.hub, ProfileID: d.profileID, InstanceID: d.instanceID, Epoch: epoch,
+		Store: d.st, Hub: d.hub, ProfileID: d.profileID, InstanceID: d.instanceID, Epoch: d.epoch,
 		Logger: d.log, Settings: d.settings.Settings, AppendAllowlist: d.settings.appendAllowlist,
 		Processes: d.procs, SkillsDir: filepath.Join(d.home, "skills"), WorkerCommand: d.opts.WorkerCommand,
 		ProfileHome: d.home, Launcher: d.sandboxes.For,
@@ -227,6 +242,14 @@ func (d *daemon) beginEpoch(ctx context.Context) error {
 		MCPTools: d.mcpTools,
 		Observer: d.observer(),
 	})
+}
+
+// recover restores every session with work or a waiter (Authority.Recover);
+// nothing is scheduled until serve.
+func (d *daemon) recover(ctx context.Context) error {
+	if err := d.auth.Recover(ctx); err != nil {
+		return exitf(ExitRuntime, "recovery failed: %v", err)
+	}
 	return nil
 }
 

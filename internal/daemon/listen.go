@@ -15,33 +15,57 @@ import (
 	"github.com/hermes-gateway/hermes/internal/server"
 )
 
+// loadConfig reads config.yaml and .env once: into d.cfg, with
+// HERMES_LISTEN applied, and into the live settings, which re-parse only
+// when a file changes. The log file takes its limits from it.
 func (d *daemon) loadConfig() error {
+	stamp := fileStamp(d.home) // before reading: an edit during the read is read again
 	cfg, err := config.Load(d.home)
 	if err != nil {
 		return exitf(ExitRuntime, "%v (fix %s or move it away)", err, filepath.Join(d.home, "config.yaml"))
 	}
 	// HERMES_LISTEN wins over gateway.listen (validated like it), so the
-	// loopback check below sees the address really used.
+	// loopback check in listenAPI sees the address really used. The live
+	// settings keep the file's config.
+	listenCfg := cfg
 	override := func(key string) string {
 		if key == "HERMES_LISTEN" {
 			return d.opts.Listen
 		}
 		return ""
 	}
-	if err := cfg.ApplyEnv(override); err != nil {
+	if err := listenCfg.ApplyEnv(override); err != nil {
 		return exitf(ExitRuntime, "%v (give an address like 127.0.0.1:8787)", err)
 	}
-	d.cfg = cfg
-	d.settings = newSettingsSource(d.home, d.log)
-	if _, err := d.settings.load(); err != nil {
+	env, err := config.LoadEnv(d.home)
+	if err != nil {
 		return exitf(ExitRuntime, "%v", err)
+	}
+	d.cfg = listenCfg
+	d.settings = newSettingsSource(d.home, d.log, stamp, cfg, env)
+	d.logw.SetLimits(int64(d.cfg.Logging.MaxMB)<<20, d.cfg.Logging.Keep)
+	return nil
+}
+
+// listen opens the metrics listener, then the API listener and the control
+// socket (listenAPI); a failure leaves nothing open. They start serving in
+// serve.
+func (d *daemon) listen() error {
+	if err := d.listenMetrics(); err != nil {
+		return err
+	}
+	if err := d.listenAPI(); err != nil {
+		if d.metricsLn != nil {
+			_ = d.metricsLn.Close()
+		}
+		return err
 	}
 	return nil
 }
 
-// listen opens the TCP listener and the control socket; both start serving
-// in serve, after recovery.
-func (d *daemon) listen() error {
+// listenAPI opens the TCP listener and the control socket, with the server
+// that answers on the first.
+func (d *daemon) listenAPI() error {
 	addr := d.cfg.Gateway.Listen
 	if !d.cfg.ListenIsLoopback() && !d.cfg.Gated() {
 		return exitf(ExitRuntime, "listen address %s is not loopback; set dashboard.public_url (gated mode) or listen on 127.0.0.1", addr)

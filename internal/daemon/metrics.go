@@ -44,21 +44,6 @@ func (d *daemon) listenMetrics() error {
 	return nil
 }
 
-// listenAll opens the metrics listener, then the API listener and the
-// control socket (listen); a failure leaves nothing open.
-func (d *daemon) listenAll() error {
-	if err := d.listenMetrics(); err != nil {
-		return err
-	}
-	if err := d.listen(); err != nil {
-		if d.metricsLn != nil {
-			_ = d.metricsLn.Close()
-		}
-		return err
-	}
-	return nil
-}
-
 // serveMetrics answers scrapes until ctx ends; without a listener it just
 // waits, so serve's errgroup treats both cases alike.
 func (d *daemon) serveMetrics(ctx context.Context) error {

@@ -29,8 +29,15 @@ type settingsSource struct {
 	hooks hooks.Config       // the last good hooks: section; guarded by mu
 }
 
-func newSettingsSource(home string, log *slog.Logger) *settingsSource {
-	return &settingsSource{home: home, log: log}
+// newSettingsSource starts from config.yaml and .env as start read them
+// (stamp taken before the read), so they are not parsed again until a file
+// changes.
+func newSettingsSource(home string, log *slog.Logger, stamp string, cfg config.Config, env map[string]string) *settingsSource {
+	s := &settingsSource{home: home, log: log}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.setLocked(stamp, cfg, env)
+	return s
 }
 
 // Settings is authority.Config.Settings.
@@ -42,10 +49,11 @@ func (s *settingsSource) Settings() authority.Settings {
 	return cur
 }
 
-func (s *settingsSource) fileStamp() string {
+// fileStamp fingerprints config.yaml and .env (mtime and size of each).
+func fileStamp(home string) string {
 	out := ""
 	for _, name := range []string{"config.yaml", ".env"} {
-		if fi, err := os.Stat(filepath.Join(s.home, name)); err == nil {
+		if fi, err := os.Stat(filepath.Join(home, name)); err == nil {
 			out += fi.ModTime().Format(time.RFC3339Nano) + "/" + strconv.FormatInt(fi.Size(), 10) + ";"
 		} else {
 			out += "-;"
@@ -57,7 +65,7 @@ func (s *settingsSource) fileStamp() string {
 func (s *settingsSource) load() (authority.Settings, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	stamp := s.fileStamp()
+	stamp := fileStamp(s.home)
 	if stamp == s.stamp && s.cur.Defaults.Model != "" {
 		return s.cur, nil
 	}
@@ -69,10 +77,15 @@ func (s *settingsSource) load() (authority.Settings, error) {
 	if err != nil {
 		return s.cur, err
 	}
+	s.setLocked(stamp, cfg, env)
+	return s.cur, nil
+}
+
+// setLocked makes a parsed config.yaml and .env the current settings.
+func (s *settingsSource) setLocked(stamp string, cfg config.Config, env map[string]string) {
 	s.stamp, s.cfg, s.env = stamp, cfg, env
 	s.cur = s.build(cfg, env)
 	s.cur.Hooks = s.loadHooksLocked()
-	return s.cur, nil
 }
 
 // loadHooksLocked parses config.yaml's hooks: section. A malformed section

@@ -138,6 +138,7 @@ func (a *Authority) info(l *live, row store.Session) protocol.SessionInfo {
 		Title:           row.Title,
 		PausedReason:    l.pausedReason(),
 		Archived:        row.Archived,
+		Usage:           a.sessionUsage(row.Usage, r.Policy.Model),
 	}
 }
 

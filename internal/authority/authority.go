@@ -38,6 +38,10 @@ type Settings struct {
 	// Hooks is config.yaml hooks (the last good section), frozen into new
 	// accept_hooks sessions.
 	Hooks hooks.Config
+	// Titles is config.yaml titles.auto, read live (titles.go).
+	Titles bool
+	// Pricing is config.yaml pricing: model name → price, read live (usage.go).
+	Pricing map[string]Price
 }
 
 // SandboxStatus is what the tool sandbox enforces; the alias lets the
@@ -94,6 +98,7 @@ type Authority struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // executors
 	ckpt   *checkpoints   // checkpoint engine and per-turn state (checkpoint.go)
+	titles titleTries     // sessions asked for an automatic title (titles.go)
 
 	mu         sync.Mutex
 	live       map[string]*live // logical id → live session; guarded by mu

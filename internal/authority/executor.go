@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hermes-gateway/hermes/internal/faults"
+	"github.com/hermes-gateway/hermes/internal/model"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 	"github.com/hermes-gateway/hermes/internal/store"
 )
@@ -128,7 +129,9 @@ func (a *Authority) runTurn(l *live, t *activeTurn, adm store.Admission) {
 	if err := a.settle(l, adm, res); err != nil {
 		a.log.Error("settle failed; the row stays started and becomes unknown at the next start",
 			"session_id", l.id, "admission_id", adm.AdmissionID, "err", err)
+		return
 	}
+	a.autoTitle(l, adm, res)
 }
 
 // turnResult is what an executed turn reports for settlement.
@@ -137,6 +140,7 @@ type turnResult struct {
 	Outcome string
 	Error   string
 	Usage   json.RawMessage
+	tokens  model.Usage // what Usage says, for the session's counters
 }
 
 func (a *Authority) settle(l *live, adm store.Admission, res turnResult) error {
@@ -145,6 +149,9 @@ func (a *Authority) settle(l *live, adm store.Admission, res turnResult) error {
 	ctx := context.WithoutCancel(a.ctx)
 	return a.commit(ctx, l.id, func(tx *store.Tx, j *journal) error {
 		if _, err := tx.Settle(adm.AdmissionID, adm.Generation, res.Outcome, string(result)); err != nil {
+			return err
+		}
+		if err := tx.AddUsage(l.id, storeUsage(res.tokens)); err != nil {
 			return err
 		}
 		done := protocol.MessageCompletePayload{

@@ -100,13 +100,13 @@ const maxInfoPending = 32
 
 // infoPayload builds the session.info event payload inside a transaction.
 func (a *Authority) infoPayload(tx *store.Tx, l *live, running bool) (protocol.SessionInfoPayload, error) {
-	return infoPayloadOf(tx, l.id, running, l.pausedReason())
+	return a.infoPayloadOf(tx, l.id, running, l.pausedReason())
 }
 
 // infoPayloadOf builds a session.info payload from the transaction and the
 // in-memory state given (read by the caller), taking no lock.
-func infoPayloadOf(tx *store.Tx, sid string, running bool, paused string) (protocol.SessionInfoPayload, error) {
-	generation, revision, err := tx.Runtime(sid)
+func (a *Authority) infoPayloadOf(tx *store.Tx, sid string, running bool, paused string) (protocol.SessionInfoPayload, error) {
+	h, err := tx.Header(sid)
 	if err != nil {
 		return protocol.SessionInfoPayload{}, err
 	}
@@ -123,10 +123,12 @@ func infoPayloadOf(tx *store.Tx, sid string, running bool, paused string) (proto
 		PendingTruncated:    truncated,
 		Pending:             briefList(pending),
 		Running:             running,
-		ExecutionGeneration: generation,
-		Revision:            revision,
+		ExecutionGeneration: h.Generation,
+		Revision:            h.Revision,
 		DesktopProtocol:     protocol.DesktopProtocol,
 		PausedReason:        paused,
+		Title:               h.Title,
+		Usage:               a.sessionUsage(h.Usage, h.Model),
 	}, nil
 }
 

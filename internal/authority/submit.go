@@ -91,7 +91,7 @@ func (a *Authority) admit(ctx context.Context, l *live, adm store.Admission) (st
 			}
 			return err
 		}
-		p, err := infoPayloadOf(tx, l.id, st.running, st.paused)
+		p, err := a.infoPayloadOf(tx, l.id, st.running, st.paused)
 		if err != nil {
 			return err
 		}

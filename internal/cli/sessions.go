@@ -156,6 +156,7 @@ func printInfo(w io.Writer, id string, info protocol.SessionInfo) {
 	row("title", info.Title)
 	row("source", info.Source)
 	row("model", info.Model)
+	row("usage", info.Usage.String())
 	row("cwd", info.Cwd)
 	row("profile", info.ProfileID)
 	row("protocol", info.DesktopProtocol)

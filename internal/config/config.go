@@ -32,6 +32,8 @@ type Config struct {
 	MCP              MCP                  `yaml:"mcp"`
 	Metrics          Metrics              `yaml:"metrics"`
 	Logging          Logging              `yaml:"logging"`
+	Pricing          map[string]Price     `yaml:"pricing"` // model name → price (issue 14)
+	Titles           Titles               `yaml:"titles"`
 }
 
 // ModelConfig is the default model endpoint.
@@ -195,6 +197,8 @@ func Defaults() Config {
 		MCPServers: map[string]MCPServer{},
 		MCP:        MCP{IdleTimeout: Duration(DefaultMCPIdleTimeout)},
 		Logging:    Logging{MaxMB: 10, Keep: 3},
+		Pricing:    map[string]Price{},
+		Titles:     Titles{Auto: true},
 	}
 }
 

@@ -26,7 +26,7 @@ type Logging struct {
 	Keep int `yaml:"keep" want:"a non-negative integer"`
 }
 
-// validateOperability checks metrics.* and logging.*.
+// validateOperability checks metrics.*, logging.* and pricing.*.
 func (c Config) validateOperability() error {
 	checks := []struct {
 		ok          bool
@@ -45,7 +45,7 @@ func (c Config) validateOperability() error {
 			return fmt.Errorf("%s: want %s", ch.path, ch.wants)
 		}
 	}
-	return nil
+	return c.validateUsage()
 }
 
 // loopbackListen: host:port whose host is a loopback IP or localhost (an

@@ -33,6 +33,10 @@ func startTest(t *testing.T, extraConfig string) *testDaemon {
 	if !strings.Contains(extraConfig, "streaming:") {
 		cfg += "streaming: {enabled: false}\n"
 	}
+	// Scripted replies are consumed in order: an automatic title would take one.
+	if !strings.Contains(extraConfig, "titles:") {
+		cfg += "titles: {auto: false}\n"
+	}
 	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -122,6 +122,8 @@ func (s *settingsSource) build(cfg config.Config, env map[string]string) authori
 		Checkpoints: authority.CheckpointSettings{
 			MaxFileBytes: cfg.Checkpoints.MaxFileBytes, KeepDays: cfg.Checkpoints.KeepDays, MaxBytes: cfg.Checkpoints.MaxBytes,
 		},
+		Titles:  cfg.Titles.Auto,
+		Pricing: pricing(cfg.Pricing),
 	}
 }
 

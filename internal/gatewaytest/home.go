@@ -54,7 +54,11 @@ type Config struct {
 	DefaultCwd      string   // agent.default_cwd
 	MaxTurns        int      // agent.max_turns; 0 = the default
 	NoCompression   bool     // compression.enabled: false
-	Extra           string   // raw YAML appended at the end (top-level keys)
+	// Titles is titles.auto. Off by default here (the product's default is
+	// on): tests count and script model requests, and an automatic title is
+	// one more after a session's first completed turn.
+	Titles bool
+	Extra  string // raw YAML appended at the end (top-level keys)
 }
 
 // YAML renders c.
@@ -84,6 +88,7 @@ func (c Config) YAML() string {
 	if c.NoCompression {
 		b.WriteString("compression: {enabled: false}\n")
 	}
+	fmt.Fprintf(&b, "titles: {auto: %t}\n", c.Titles)
 	b.WriteString(c.Extra)
 	return b.String()
 }

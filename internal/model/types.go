@@ -60,11 +60,57 @@ type Request struct {
 	MaxTokens       int    // <= 0 = not sent
 }
 
-// Usage counts tokens of one completion.
+// Usage counts tokens of one completion. CachedTokens is the part of
+// PromptTokens the server read from its prompt cache, where it says so
+// (OpenAI prompt_tokens_details.cached_tokens, DeepSeek
+// prompt_cache_hit_tokens); 0 when it does not.
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens     int
+	CompletionTokens int
+	TotalTokens      int
+	CachedTokens     int
+}
+
+// wireUsage is the JSON shape of Usage (OpenAI's, which MarshalJSON writes
+// too, so a Usage round-trips).
+type wireUsage struct {
+	PromptTokens        int               `json:"prompt_tokens"`
+	CompletionTokens    int               `json:"completion_tokens"`
+	TotalTokens         int               `json:"total_tokens"`
+	PromptTokensDetails *promptTokensInfo `json:"prompt_tokens_details,omitempty"`
+	CacheHitTokens      int               `json:"prompt_cache_hit_tokens,omitempty"` // DeepSeek
+}
+
+type promptTokensInfo struct {
+	CachedTokens int `json:"cached_tokens"`
+}
+
+// MarshalJSON writes the OpenAI shape; prompt_tokens_details only when
+// tokens were cached.
+func (u Usage) MarshalJSON() ([]byte, error) {
+	w := wireUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+	if u.CachedTokens > 0 {
+		w.PromptTokensDetails = &promptTokensInfo{CachedTokens: u.CachedTokens}
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads the OpenAI shape and DeepSeek's cache field. A
+// cached count outside 0..prompt_tokens is not believed (0).
+func (u *Usage) UnmarshalJSON(b []byte) error {
+	var w wireUsage
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*u = Usage{PromptTokens: w.PromptTokens, CompletionTokens: w.CompletionTokens, TotalTokens: w.TotalTokens}
+	cached := w.CacheHitTokens
+	if w.PromptTokensDetails != nil {
+		cached = w.PromptTokensDetails.CachedTokens
+	}
+	if cached > 0 && cached <= w.PromptTokens {
+		u.CachedTokens = cached
+	}
+	return nil
 }
 
 // Add returns the field-wise sum of u and o.
@@ -73,6 +119,7 @@ func (u Usage) Add(o Usage) Usage {
 		PromptTokens:     u.PromptTokens + o.PromptTokens,
 		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
 		TotalTokens:      u.TotalTokens + o.TotalTokens,
+		CachedTokens:     u.CachedTokens + o.CachedTokens,
 	}
 }
 

@@ -50,6 +50,11 @@ type SessionInfoPayload struct {
 	// PendingTruncated: Pending holds only the oldest entries of a long FIFO;
 	// session.resume has the whole list.
 	PendingTruncated bool `json:"pending_truncated,omitempty"`
+	// Title is the session's title now ("" = untitled): untrusted text
+	// (a model may have written it), shown through Visible (issue 14).
+	Title string `json:"title"`
+	// Usage is the session's usage now, as session.info has it (issue 14).
+	Usage Usage `json:"usage"`
 }
 
 // DeltaPayload is the payload of message.delta and reasoning.delta.

@@ -88,6 +88,7 @@ type SessionInfo struct {
 	Title           string          `json:"title"`
 	PausedReason    string          `json:"paused_reason,omitempty"`
 	Archived        bool            `json:"archived,omitempty"`
+	Usage           Usage           `json:"usage"` // the session's tokens and cost (issue 14)
 }
 
 // SessionIDParams is the exact shape {session_id}.

@@ -227,4 +227,4 @@ func TestOpenFilesArePrivate(t *testing.T) {
 }
 
 // latestMigration is the number of the newest file in migrations/.
-const latestMigration = 3
+const latestMigration = 4

@@ -16,7 +16,8 @@ func scanSession(sc scanner) (Session, error) {
 	err := sc.Scan(&s.ID, &s.Source, &s.UserID, &s.SessionKey, &s.ChatID, &s.Model, &s.Cwd, &s.Title,
 		&s.ParentSessionID, &s.EndReason, &s.ModelConfig, &s.ReplayEpoch,
 		&s.StartedAtMs, &s.EndedAtMs, &s.LastActivityMs, &s.Archived, &s.Hidden,
-		&s.RuntimeGeneration, &s.RuntimeRevision, &s.MessageCount, &s.LastEventSeq)
+		&s.RuntimeGeneration, &s.RuntimeRevision, &s.MessageCount, &s.LastEventSeq,
+		&s.Usage.Prompt, &s.Usage.Completion, &s.Usage.Cached)
 	return s, err
 }
 

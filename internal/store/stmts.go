@@ -13,6 +13,8 @@ const (
 	sMetaDelete
 	sSessionGet
 	sSessionRuntime
+	sSessionHeader
+	sSessionUsage
 	sSessionInsert
 	sSessionEnd
 	sSessionTitle
@@ -44,7 +46,8 @@ const (
 	sessionCols = `id, source, user_id, session_key, chat_id, model, cwd, coalesce(title, ''),
 	coalesce(parent_session_id, ''), coalesce(end_reason, ''), model_config, replay_epoch,
 	started_at_ms, coalesce(ended_at_ms, 0), last_activity_ms, archived, hidden,
-	runtime_generation, runtime_revision, message_count, last_event_seq`
+	runtime_generation, runtime_revision, message_count, last_event_seq,
+	usage_prompt_tokens, usage_completion_tokens, usage_cached_tokens`
 	admissionCols = `seq, admission_id, request_id, principal_id, target_session_id, lineage_json,
 	payload_json, payload_digest, intent, status, coalesce(outcome, ''), owner_epoch,
 	coalesce(generation, 0), created_at_ms, coalesce(settled_at_ms, 0)`
@@ -62,6 +65,10 @@ var stmtSQL = [nStmts]string{
 	sSessionGet: `SELECT ` + sessionCols + ` FROM sessions WHERE id = ?`,
 	// The two counters a session.info event carries, without the wide row.
 	sSessionRuntime: `SELECT runtime_generation, runtime_revision FROM sessions WHERE id = ?`,
+	sSessionHeader: `SELECT runtime_generation, runtime_revision, coalesce(title, ''), model,
+	usage_prompt_tokens, usage_completion_tokens, usage_cached_tokens FROM sessions WHERE id = ?`,
+	sSessionUsage: `UPDATE sessions SET usage_prompt_tokens = usage_prompt_tokens + ?,
+	usage_completion_tokens = usage_completion_tokens + ?, usage_cached_tokens = usage_cached_tokens + ? WHERE id = ?`,
 	sSessionInsert: `INSERT INTO sessions (id, source, user_id, session_key, chat_id, model, cwd, title,
 	parent_session_id, end_reason, model_config, replay_epoch, started_at_ms, ended_at_ms,
 	last_activity_ms, archived, hidden, runtime_generation, runtime_revision)

@@ -39,6 +39,24 @@ func (tx *Tx) Runtime(id string) (generation, revision int64, err error) {
 	return generation, revision, err
 }
 
+// Header reads what a session.info event carries of the row (ErrNotFound).
+func (tx *Tx) Header(id string) (Header, error) {
+	var h Header
+	err := tx.queryRow(sSessionHeader, id).Scan(&h.Generation, &h.Revision, &h.Title, &h.Model,
+		&h.Usage.Prompt, &h.Usage.Completion, &h.Usage.Cached)
+	return one(h, err, "session "+id)
+}
+
+// AddUsage adds u to the session's usage counters (ErrNotFound). Negative
+// counts are refused by the table's CHECKs once the sum goes below 0, so
+// callers pass what a server reported, clamped at 0.
+func (tx *Tx) AddUsage(id string, u Usage) error {
+	if u == (Usage{}) {
+		return nil
+	}
+	return tx.execOne("add usage "+id, sSessionUsage, u.Prompt, u.Completion, u.Cached, id)
+}
+
 // InsertSession inserts a sessions row; ErrConflict if the id exists. An
 // empty ReplayEpoch gets a random one, a zero StartedAtMs gets now, and
 // MessageCount/LastEventSeq start at 0 whatever s says (they are maintained

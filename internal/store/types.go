@@ -28,6 +28,25 @@ type Session struct {
 	RuntimeRevision   int64 // CAS revision, bumped by settle/cancel/resolve and mutations
 	MessageCount      int64 // messages of this transcript; maintained by AppendMessage
 	LastEventSeq      int64 // seq of the newest journaled event; maintained by AppendEvent
+
+	Usage Usage // tokens of the session's model responses (logical rows; AddUsage)
+}
+
+// Usage counts tokens of model responses. Cached is the part of Prompt the
+// server read from its prompt cache (0 when it did not say).
+type Usage struct {
+	Prompt     int64
+	Completion int64
+	Cached     int64
+}
+
+// Header is the part of a sessions row a session.info event carries.
+type Header struct {
+	Generation int64 // runtime_generation
+	Revision   int64 // runtime_revision
+	Title      string
+	Model      string // sessions.model: the frozen model
+	Usage      Usage
 }
 
 // Route is one gateway_routing row. Local routes use Scope "".

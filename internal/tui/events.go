@@ -115,6 +115,7 @@ func (m *Model) apply(ev protocol.Event) {
 		if decode(ev.Payload, &p) {
 			m.pending, m.running, m.paused = p.Pending, p.Running, p.PausedReason
 			m.execGen, m.revision = p.ExecutionGeneration, p.Revision
+			m.infoExtras(ev.Payload)
 		}
 	case protocol.EventMessageStart:
 		m.startTurn(ev)

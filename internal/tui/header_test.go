@@ -36,3 +36,24 @@ func TestHeaderShowsSandbox(t *testing.T) {
 		t.Errorf("header without a reported sandbox: %q", head)
 	}
 }
+
+// A session.info event carries the title (an automatic one arrives this
+// way) and the usage, which the header shows compactly; an event without
+// them (journaled before issue 14) changes neither.
+func TestHeaderTitleAndUsageFromInfoEvent(t *testing.T) {
+	t.Parallel()
+	m := attached(t)
+	cost := 0.0038
+	step(t, m, ev(t, protocol.EventSessionInfo, 20, "", protocol.SessionInfoPayload{Revision: 5, Title: "Fix the \u202ebuild",
+		Usage: protocol.Usage{PromptTokens: 2140, CompletionTokens: 56, TotalTokens: 2196, CostUSD: &cost}}))
+	head := ansi.Strip(m.header(100))
+	for _, want := range []string{`Fix the \u202ebuild`, "2.2k tok · $0.0038"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("header %q lacks %q", head, want)
+		}
+	}
+	step(t, m, eventMsg{ev: protocol.Event{Type: protocol.EventSessionInfo, SessionID: sid, Seq: 21, Payload: []byte(`{"revision":6}`)}})
+	if head2 := ansi.Strip(m.header(100)); head2 != head {
+		t.Errorf("an event without title and usage changed the header: %q → %q", head, head2)
+	}
+}

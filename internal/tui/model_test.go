@@ -88,7 +88,7 @@ func golden(t *testing.T, name, got string) {
 
 // runningTurn feeds a second turn up to an approval request.
 func runningTurn(t *testing.T, m *Model) {
-	step(t, m, ev(t, protocol.EventSessionInfo, 11, "", protocol.SessionInfoPayload{Running: true, ExecutionGeneration: 2, Revision: 3,
+	step(t, m, ev(t, protocol.EventSessionInfo, 11, "", protocol.SessionInfoPayload{Running: true, ExecutionGeneration: 2, Revision: 3, Title: "demo",
 		Pending: []protocol.PendingAdmission{
 			{AdmissionID: "a2", Status: protocol.StatusStarted, Text: "clean the build dir"},
 			{AdmissionID: "a3", Status: protocol.StatusQueued, Text: "then run the tests"}}}))

@@ -74,6 +74,9 @@ func (m *Model) header(w int) string {
 	if m.paused != "" {
 		state += " · paused: " + vis(m.paused)
 	}
+	if u := usageLabel(m.info.Usage); u != "" {
+		state += " · " + u
+	}
 	sb, sbStyle := sandboxLabel(m.opts.Sandbox)
 	room := w - len(state) - 4
 	if sb != "" {

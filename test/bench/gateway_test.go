@@ -51,8 +51,10 @@ func benchHome(b testing.TB) string {
 // the shutdown short: held turns are interrupted, not waited for.
 func writeConfig(b testing.TB, home, modelURL, extra string) {
 	b.Helper()
+	// titles off: the figures are of turns, comparable with those before
+	// automatic titles (one more request after a session's first turn).
 	cfg := fmt.Sprintf("model: {default: fake-model, base_url: %q}\nstreaming: {enabled: false}\n"+
-		"gateway: {shutdown_timeout: 200ms}\n%s", modelURL, extra)
+		"gateway: {shutdown_timeout: 200ms}\ntitles: {auto: false}\n%s", modelURL, extra)
 	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		b.Fatal(err)
 	}

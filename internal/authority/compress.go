@@ -3,8 +3,8 @@ package authority
 import (
 	"context"
 	"fmt"
-	"strings"
 
+	"github.com/hermes-gateway/hermes/internal/agent"
 	"github.com/hermes-gateway/hermes/internal/faults"
 	"github.com/hermes-gateway/hermes/internal/model"
 	"github.com/hermes-gateway/hermes/internal/store"
@@ -12,9 +12,6 @@ import (
 
 // summaryPrefix marks the summary message of a compressed transcript.
 const summaryPrefix = "[Summary of the earlier conversation]\n"
-
-const summaryInstruction = "Summarize the conversation below for the assistant that will continue it. " +
-	"Keep every decision, file path, command, open question and unfinished task. Be concise."
 
 // compressedChild is the child a compression publishes: msgs (from
 // compacted) replace the transcript. Called with the FIFO reserved.
@@ -62,27 +59,16 @@ func split(rows []store.Message, first, last int) (int, int) {
 	return head, tail
 }
 
+// summarize asks the session's model (its frozen endpoint and key) for the
+// summary of middle (agent.Summarize); a failure is errModel's.
 func (a *Authority) summarize(ctx context.Context, l *live, middle []store.Message) (string, error) {
 	r := l.current()
-	var b strings.Builder
-	for _, m := range middle {
-		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
-		if m.ToolCallsJSON != "" {
-			fmt.Fprintf(&b, "(tool calls: %s)\n", m.ToolCallsJSON)
-		}
-	}
 	client := model.New(model.Config{BaseURL: r.Policy.BaseURL, APIKey: a.modelKey(l, r.Policy, a.cfg.Settings())})
-	resp, err := client.Complete(ctx, model.Request{
-		Model: r.Policy.Model,
-		Messages: []model.Message{
-			{Role: "system", Content: summaryInstruction},
-			{Role: "user", Content: b.String()},
-		},
-	}, nil)
+	summary, err := agent.Summarize(ctx, client, r.Policy.Model, modelMessages(middle))
 	if err != nil {
 		return "", fmt.Errorf("compression summary: %w: %w", errModel, err) // model_unavailable (reasons)
 	}
-	return resp.Message.Content, nil
+	return summary, nil
 }
 
 // autoCompress compresses before a turn when the transcript nears the

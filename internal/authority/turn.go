@@ -84,9 +84,15 @@ func (a *Authority) buildTurn(ctx context.Context, l *live, r session.Receipt, a
 
 // settled maps an agent result to what the admission settles with.
 func settled(out agent.Result) turnResult {
-	res := turnResult{Text: out.Text, Outcome: out.Outcome, Usage: usageJSON(out.Usage), tokens: out.Usage}
+	res := turnResult{Text: out.Text, Outcome: out.Outcome}
 	if out.Err != nil && out.Outcome != protocol.OutcomeCompleted {
 		res.Error = out.Err.Error()
+	}
+	if out.Usage != (model.Usage{}) {
+		res.Usage, _ = json.Marshal(map[string]int{
+			"prompt_tokens": out.Usage.PromptTokens, "completion_tokens": out.Usage.CompletionTokens,
+			"total_tokens": out.Usage.TotalTokens,
+		})
 	}
 	return res
 }
@@ -139,6 +145,11 @@ func (a *Authority) history(ctx context.Context, phys string) ([]model.Message, 
 	if err != nil {
 		return nil, err
 	}
+	return modelMessages(rows), nil
+}
+
+// modelMessages is a stored transcript as the model reads it.
+func modelMessages(rows []store.Message) []model.Message {
 	out := make([]model.Message, 0, len(rows))
 	for _, m := range rows {
 		mm := model.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
@@ -150,7 +161,7 @@ func (a *Authority) history(ctx context.Context, phys string) ([]model.Message, 
 		}
 		out = append(out, mm)
 	}
-	return out, nil
+	return out
 }
 
 // recorder persists a turn's messages to the physical transcript as they

@@ -154,8 +154,21 @@ func baseEnv() []string {
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_AUTHOR_NAME=hermes", "GIT_AUTHOR_EMAIL=hermes@localhost",
 		"GIT_COMMITTER_NAME=hermes", "GIT_COMMITTER_EMAIL=hermes@localhost",
+		// git deflates every new object with a fresh zlib stream (~300 KiB
+		// of state, malloc'd and freed per object). With glibc's default
+		// trim threshold each free hands the heap top back to the kernel
+		// and the next object faults it in again: a first snapshot of
+		// 10,000 files took 180,000 page faults and 2–3 s of system time,
+		// against 800 faults and 0.3 s with a threshold that keeps the
+		// memory. Ignored by other C libraries.
+		"MALLOC_TRIM_THRESHOLD_=" + mallocTrimThreshold,
+		"GLIBC_TUNABLES=glibc.malloc.trim_threshold=" + mallocTrimThreshold,
 	}
 }
+
+// mallocTrimThreshold is 32 MiB: a git process keeps up to that much freed
+// heap until it exits, instead of returning it after every object.
+const mallocTrimThreshold = "33554432"
 
 // settings are passed to every git process instead of being written to the
 // repository's config, so an old repository gets them too.
@@ -172,18 +185,33 @@ var settings = []string{
 	"-c", "commit.gpgSign=false",
 }
 
+// index is the shadow index: it persists between snapshots, so git re-reads
+// only the files whose stat data changed since the last one.
+func (r *repo) index() string { return filepath.Join(r.dir, "index") }
+
+// abs is the file of a relative, slash-separated path of the work tree.
+func (r *repo) abs(p string) string { return filepath.Join(r.cwd, filepath.FromSlash(p)) }
+
 // git runs one git command on the repository with stdin, returning stdout.
 func (r *repo) git(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	return r.gitWith(ctx, stdin, nil, args...)
+}
+
+// gitWith is git with more "-c name=value" settings for this one process.
+func (r *repo) gitWith(ctx context.Context, stdin []byte, config []string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.e.timeout)
 	defer cancel()
 	argv := append([]string{}, settings...)
+	for _, c := range config {
+		argv = append(argv, "-c", c)
+	}
 	if excl := filepath.Join(r.cwd, ".git", "info", "exclude"); r.cwd != r.dir && fileExists(excl) {
 		argv = append(argv, "-c", "core.excludesFile="+excl)
 	}
 	cmd := exec.CommandContext(ctx, r.e.git, append(argv, args...)...)
 	cmd.Dir = r.cwd // pathspecs are relative to the work tree
 	cmd.Env = append(baseEnv(),
-		"GIT_DIR="+r.dir, "GIT_WORK_TREE="+r.cwd, "GIT_INDEX_FILE="+filepath.Join(r.dir, "index"))
+		"GIT_DIR="+r.dir, "GIT_WORK_TREE="+r.cwd, "GIT_INDEX_FILE="+r.index())
 	cmd.WaitDelay = time.Second
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)

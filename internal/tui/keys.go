@@ -11,7 +11,7 @@ import (
 )
 
 // helpText lists the slash commands and the fold keys.
-const helpText = "/new  /reset  /compress  /sessions  /title NAME  /stop  /quit · ctrl+o tool output, " +
+const helpText = "/new  /reset  /compress  /rewind  /sessions  /title NAME  /stop  /quit · ctrl+o tool output, " +
 	"ctrl+↑/↓ pick a tool, esc the latest — leaving never stops a turn"
 
 // key routes a key press: the picker, then the fold keys, then a pending
@@ -22,6 +22,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.picker != nil {
 		return m.pickerKey(k)
+	}
+	if m.rewind != nil {
+		return m.rewindKey(k)
 	}
 	if m.foldKey(k.String()) {
 		return nil
@@ -89,6 +92,8 @@ func (m *Model) slash(line string) tea.Cmd {
 		return mutateCmd(m.c, m.sid, m.revision, "rename", map[string]string{"title": arg})
 	case "/sessions":
 		return listCmd(m.c)
+	case "/rewind":
+		return m.openRewind()
 	case "/stop":
 		return interruptCmd(m.c, m.sid, m.execGen)
 	}

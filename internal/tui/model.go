@@ -65,6 +65,7 @@ type Model struct {
 	choice  int          // clarify: highlighted choice
 	picked  map[int]bool // clarify multi-select: chosen choices
 	picker  *picker      // non-nil while the session picker is open
+	rewind  *rewindFlow  // non-nil while /rewind is open (rewind.go)
 	status  string       // connection state
 	note    string       // last error or notice
 	width   int          // terminal columns; 0 = unknown
@@ -141,6 +142,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case listMsg:
 		m.onList(msg)
 		return m, nil
+	case checkpointsMsg, rewoundMsg:
+		return m, m.onRewindMsg(msg)
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)

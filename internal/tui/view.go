@@ -200,6 +200,8 @@ func (m *Model) footer(w int) []string {
 	switch {
 	case m.picker != nil:
 		out = append(out, m.pickerLines(w)...)
+	case m.rewind != nil:
+		out = append(out, m.rewindLines(w)...)
 	case len(m.prompts) > 0:
 		out = append(out, m.promptLines(w)...)
 	}

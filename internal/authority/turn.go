@@ -84,15 +84,9 @@ func (a *Authority) buildTurn(ctx context.Context, l *live, r session.Receipt, a
 
 // settled maps an agent result to what the admission settles with.
 func settled(out agent.Result) turnResult {
-	res := turnResult{Text: out.Text, Outcome: out.Outcome}
+	res := turnResult{Text: out.Text, Outcome: out.Outcome, Usage: usageJSON(out.Usage), tokens: out.Usage}
 	if out.Err != nil && out.Outcome != protocol.OutcomeCompleted {
 		res.Error = out.Err.Error()
-	}
-	if out.Usage != (model.Usage{}) {
-		res.Usage, _ = json.Marshal(map[string]int{
-			"prompt_tokens": out.Usage.PromptTokens, "completion_tokens": out.Usage.CompletionTokens,
-			"total_tokens": out.Usage.TotalTokens,
-		})
 	}
 	return res
 }

@@ -54,7 +54,7 @@ func TestMatching(t *testing.T) {
 			t.Errorf("Matching(%s) = %q; want %q", tool, g, want)
 		}
 	}
-	if c.Digest() == "" || c.Digest() != c.Digest() {
+	if first, again := c.Digest(), c.Digest(); first == "" || first != again {
 		t.Error("digest is not stable")
 	}
 }

@@ -2,6 +2,7 @@
 // reconnect (session.events.since), the FIFO and the prompt cards.
 import { $, el, pretty, setText, visible } from './dom.js';
 import { PromptCards } from './prompts.js';
+import { Checkpoints } from './rewind.js';
 
 function randomID() {
   const b = new Uint8Array(16);
@@ -14,6 +15,7 @@ export class SessionView {
     this.gw = gw;
     this.sessionID = null;
     this.prompts = new PromptCards(gw, () => this.sessionID);
+    this.checkpoints = new Checkpoints(gw, () => this.sessionID, () => this.open(this.sessionID));
     $('composer').addEventListener('submit', (e) => { e.preventDefault(); this.submit(); });
     $('input').addEventListener('keydown', (e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) this.submit(); });
   }
@@ -27,6 +29,7 @@ export class SessionView {
     this.bubble = null;
     this.tools = new Map();
     this.prompts.clear();
+    this.checkpoints.clear();
   }
 
   async open(id) {
@@ -50,6 +53,7 @@ export class SessionView {
     for (const m of snap.messages) this.renderMessage(m);
     this.updateState(snap.pending, snap.running, snap.execution_generation);
     for (const p of snap.prompts || []) this.prompts.show(p);
+    this.checkpoints.refresh();
     this.scroll();
   }
 
@@ -166,6 +170,7 @@ export class SessionView {
       case 'clarify.settled': this.prompts.settled(p.prompt_id, 'answered'); break;
       case 'session.info': this.sessionInfo(p); break;
       case 'session.replay_gap': this.reconnect(); break;
+      case 'checkpoint.created': case 'session.rewound': this.checkpoints.refresh(); break;
       default: break;
     }
   }

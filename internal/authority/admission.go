@@ -5,9 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
-	"github.com/hermes-gateway/hermes/internal/protocol"
 	"github.com/hermes-gateway/hermes/internal/session"
-	"github.com/hermes-gateway/hermes/internal/store"
 )
 
 // payload is the canonical admission payload. Binding is the private
@@ -44,52 +42,4 @@ func digest(target string, text string, attachments json.RawMessage) string {
 	})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-func (a *Authority) receipt(adm store.Admission) protocol.Receipt {
-	r := protocol.Receipt{
-		AdmissionID:    adm.AdmissionID,
-		Ref:            protocol.Ref{ProfileID: a.cfg.ProfileID, SessionID: adm.TargetSessionID},
-		Sequence:       adm.Seq,
-		Status:         adm.Status,
-		AuthorityEpoch: adm.OwnerEpoch,
-	}
-	if adm.Outcome != "" {
-		o := adm.Outcome
-		r.Outcome = &o
-	}
-	r.ExecutionGeneration = generation(adm.Generation)
-	return r
-}
-
-// generation is a row's execution generation on the wire: null until claimed.
-func generation(g int64) *int64 {
-	if g == 0 {
-		return nil
-	}
-	return &g
-}
-
-func pendingList(rows []store.Admission) []protocol.PendingAdmission {
-	briefs := make([]store.PendingBrief, len(rows))
-	for i, a := range rows {
-		briefs[i] = store.PendingBrief{
-			Seq: a.Seq, AdmissionID: a.AdmissionID, RequestID: a.RequestID, Status: a.Status,
-			Generation: a.Generation, Text: parsePayload(a.PayloadJSON).Text,
-		}
-	}
-	return briefList(briefs)
-}
-
-// briefList converts pending rows to their public shape (text only, never
-// the private binding).
-func briefList(rows []store.PendingBrief) []protocol.PendingAdmission {
-	out := make([]protocol.PendingAdmission, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, protocol.PendingAdmission{
-			AdmissionID: r.AdmissionID, InputID: r.RequestID, Status: r.Status, Sequence: r.Seq,
-			ExecutionGeneration: generation(r.Generation), Text: r.Text,
-		})
-	}
-	return out
 }

@@ -93,6 +93,7 @@ type Config struct {
 // before accepting connections, Schedule once ready, and Close on shutdown.
 type Authority struct {
 	cfg    Config
+	reads  reads // the read models (reads.go)
 	log    *slog.Logger
 	ctx    context.Context // cancelled by Close: stops every turn
 	cancel context.CancelFunc
@@ -113,8 +114,29 @@ func New(cfg Config) *Authority {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Authority{cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel, live: map[string]*live{},
+	a := &Authority{cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel, live: map[string]*live{},
 		ckpt: newCheckpoints(cfg.ProfileHome, cfg.Logger)}
+	a.reads = reads{cfg: &a.cfg, lookup: a.liveSession, liveIDs: a.liveIDs}
+	return a
+}
+
+// liveSession is the live session sid, nil if it is not live (it is not
+// restored: see load).
+func (a *Authority) liveSession(sid string) *live {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.live[sid]
+}
+
+// liveIDs are the ids of the live sessions, in no order.
+func (a *Authority) liveIDs() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ids := make([]string, 0, len(a.live))
+	for id := range a.live {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 // ProfileID is the opaque id of the profile this authority serves.

@@ -9,9 +9,6 @@ import (
 	"github.com/hermes-gateway/hermes/internal/store"
 )
 
-// maxEventsPerCall bounds session.events.since (SPEC §7).
-const maxEventsPerCall = 1000
-
 // Interrupt answers session.interrupt: the generation must be the current
 // one; a running turn of that generation is cancelled and settles
 // interrupted.
@@ -90,7 +87,7 @@ func (a *Authority) ResolveUnknown(ctx context.Context, p auth.Principal, params
 		return protocol.Receipt{}, err
 	}
 	a.kick(l)
-	return a.receipt(saved), nil
+	return a.reads.receipt(saved), nil
 }
 
 // closeDanglingCalls appends an interrupted tool result for every tool call
@@ -141,29 +138,5 @@ func (a *Authority) EventsSince(ctx context.Context, p auth.Principal, params pr
 	if err != nil {
 		return protocol.EventsSinceResult{}, err
 	}
-	row, err := a.cfg.Store.Session(ctx, l.id)
-	if err != nil {
-		return protocol.EventsSinceResult{}, err
-	}
-	res := protocol.EventsSinceResult{Events: []protocol.Event{}, LatestSeq: row.LastEventSeq, ReplayEpoch: row.ReplayEpoch}
-	var after int64
-	if params.LastSequence != nil {
-		after = *params.LastSequence
-	}
-	if after < 0 {
-		return res, protocol.Errorf(protocol.ReasonInvalidParams, "last_sequence must be ≥ 0")
-	}
-	if (params.ReplayEpoch != nil && *params.ReplayEpoch != row.ReplayEpoch) || after > row.LastEventSeq {
-		res.SnapshotRequired = true
-		return res, nil
-	}
-	evs, more, err := a.cfg.Store.EventsSince(ctx, l.id, after, maxEventsPerCall)
-	if err != nil {
-		return res, err
-	}
-	for _, e := range evs {
-		res.Events = append(res.Events, wireEvent(e))
-	}
-	res.More = more
-	return res, nil
+	return a.reads.eventsSince(ctx, l, params)
 }

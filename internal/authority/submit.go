@@ -55,7 +55,7 @@ func (a *Authority) Submit(ctx context.Context, p auth.Principal, params protoco
 		faults.Hit(faults.AdmissionAfterCommit)
 		a.kick(l)
 	}
-	return a.receipt(saved), nil
+	return a.reads.receipt(saved), nil
 }
 
 func submissionKey(params protocol.PromptSubmitParams) (string, error) {
@@ -110,7 +110,7 @@ func (a *Authority) Receipt(ctx context.Context, p auth.Principal, sid, admissio
 	if err != nil {
 		return protocol.Receipt{}, err
 	}
-	return a.receipt(adm), nil
+	return a.reads.receipt(adm), nil
 }
 
 func (a *Authority) ownAdmission(ctx context.Context, p auth.Principal, sid, admissionID string) (store.Admission, error) {
@@ -156,7 +156,7 @@ func (a *Authority) Cancel(ctx context.Context, p auth.Principal, sid, admission
 		return protocol.Receipt{}, err
 	}
 	a.kick(l)
-	return a.receipt(saved), nil
+	return a.reads.receipt(saved), nil
 }
 
 // newID is the authority's id format (admission, prompt, lineage,

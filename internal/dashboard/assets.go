@@ -26,6 +26,14 @@ func assetHandler() http.Handler {
 	})
 }
 
+// serveFavicon answers GET /favicon.ico, which browsers ask for whatever
+// the page links, with the page's SVG icon.
+func serveFavicon(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "max-age=86400")
+	w.Header().Set("Content-Type", "image/svg+xml")
+	http.ServeFileFS(w, r, web, "web/assets/favicon.svg")
+}
+
 // serveIndex serves the single page; the page itself asks /api/auth/me
 // whether to show the sessions or the sign-in hint.
 func serveIndex(w http.ResponseWriter, r *http.Request) {

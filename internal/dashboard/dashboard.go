@@ -114,6 +114,7 @@ func (d *Dashboard) routes() *http.ServeMux {
 	m.HandleFunc("POST /api/auth/ws-ticket", d.serveWSTicket)
 	m.HandleFunc("GET /api/pty", d.servePTY)
 	m.Handle("GET /assets/", assetHandler())
+	m.HandleFunc("GET /favicon.ico", serveFavicon)
 	m.HandleFunc("GET /{$}", serveIndex)
 	return m
 }

@@ -4,6 +4,7 @@ import { Gateway } from './rpc.js';
 import { $, el, visible, when } from './dom.js';
 import { SessionView } from './session.js';
 import { Terminal } from './terminal.js';
+import { wireNewSession } from './newsession.js';
 
 const gw = new Gateway();
 const view = new SessionView(gw);
@@ -79,6 +80,20 @@ function wire() {
   $('back').addEventListener('click', () => { $('app').classList.remove('has-session'); });
   $('term-toggle').addEventListener('click', () => term.open(view.sessionID));
   $('term-close').addEventListener('click', () => term.close());
+  wireNewSession(gw, (id) => openSession(id));
+  view.onTitle = (id, title) => {
+    const t = document.querySelector(`.sessions li[data-id="${CSS.escape(id)}"] .t .name`);
+    if (t) t.textContent = visible(title || id);
+  };
+}
+
+// openSession shows session id (a new one: after it is in the list).
+async function openSession(id) {
+  await loadSessions();
+  const li = document.querySelector(`.sessions li[data-id="${CSS.escape(id)}"]`);
+  if (li) { li.click(); return; }
+  $('app').classList.add('has-session');
+  view.open(id);
 }
 
 async function loadSessions() {
@@ -92,7 +107,8 @@ async function loadSessions() {
 
 function sessionItem(s) {
   const li = el('li', { dataset: { id: s.session_id } },
-    el('div', { class: 't' }, s.running ? el('span', { class: 'dot', title: 'running' }) : null, s.title || s.session_id),
+    el('div', { class: 't', title: visible(s.session_id) }, s.running ? el('span', { class: 'dot', title: 'running' }) : null,
+      el('span', { class: s.title ? 'name' : 'name untitled', text: s.title || s.session_id })),
     el('div', { class: 's', text: `${s.source} · ${s.message_count} messages · ${when(s.started_at)}` }));
   if (s.session_id === view.sessionID) li.setAttribute('aria-current', 'true');
   li.addEventListener('click', () => {

@@ -7,6 +7,7 @@ export class RPCError extends Error {
     super((err.data && err.data.reason) || err.message || 'error');
     this.code = err.code;
     this.reason = err.data && err.data.reason;
+    this.detail = (err.data && err.data.detail) || '';
   }
 }
 

@@ -3,6 +3,8 @@
 import { $, el, pretty, setText, visible } from './dom.js';
 import { PromptCards } from './prompts.js';
 import { Checkpoints } from './rewind.js';
+import { renderMarkdown } from './markdown.js';
+import { showUsage } from './usage.js';
 
 function randomID() {
   const b = new Uint8Array(16);
@@ -47,8 +49,10 @@ export class SessionView {
     this.lastSeq = snap.last_sequence;
     this.replayEpoch = snap.replay_epoch;
     const info = snap.info || {};
+    this.title = info.title || '';
     $('title').textContent = visible(info.title || snap.session_id);
     $('meta').textContent = visible([info.source, info.model, info.cwd].filter(Boolean).join(' · '));
+    showUsage($('usage'), info.usage);
     $('transcript').replaceChildren();
     for (const m of snap.messages) this.renderMessage(m);
     this.updateState(snap.pending, snap.running, snap.execution_generation);
@@ -69,6 +73,7 @@ export class SessionView {
 
   addMsg(kind, who, text) {
     const body = el('div', { class: 'body', text: text || '' });
+    if (kind === 'assistant' && text) markdown(body, text);
     const node = el('div', { class: 'msg ' + kind }, el('div', { class: 'who', text: who }), body);
     $('transcript').append(node);
     return { node, body };
@@ -183,6 +188,12 @@ export class SessionView {
       }
     }
     this.updateState(p.pending, p.running, p.execution_generation);
+    if (p.usage) showUsage($('usage'), p.usage);
+    if (typeof p.title === 'string' && p.title !== this.title) {
+      this.title = p.title;
+      $('title').textContent = visible(p.title || this.sessionID);
+      if (this.onTitle) this.onTitle(this.sessionID, p.title);
+    }
   }
 
   delta(text) {
@@ -192,7 +203,7 @@ export class SessionView {
 
   complete(p) {
     if (!this.bubble) this.bubble = this.addMsg('assistant', 'assistant', '');
-    if (p.text) setText(this.bubble.body, p.text);
+    if (p.text) markdown(this.bubble.body, p.text);
     this.bubble.node.append(el('div', { class: 'outcome', dataset: { outcome: p.outcome || '' }, text: `turn ${p.outcome || 'ended'}` }));
     this.bubble = null;
   }
@@ -224,6 +235,13 @@ export class SessionView {
   }
 
   scroll() { const t = $('transcript'); t.scrollTop = t.scrollHeight; }
+}
+
+// markdown shows an assistant's text as rendered markdown (markdown.js:
+// DOM nodes only, never HTML).
+function markdown(body, text) {
+  body.classList.add('md');
+  body.replaceChildren(renderMarkdown(text));
 }
 
 function parseCalls(raw) {

@@ -59,6 +59,7 @@ func (e *env) takeHome(args []string) []string {
 }
 
 // newFlags is a flag set for a self-parsing command; errors go to stderr.
+//
 //lint:ignore U1000 kept for self-parsing commands (see command) that other files may add
 func newFlags(name string, e *env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -67,6 +68,7 @@ func newFlags(name string, e *env) *flag.FlagSet {
 }
 
 // parse parses a self-parsing command's flags: -h is exit 0, a bad flag 2.
+//
 //lint:ignore U1000 kept for self-parsing commands (see command) that other files may add
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
@@ -80,6 +82,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 
 // parseInterleaved parses flags that may come before, between or after the
 // positional arguments, and returns the positionals.
+//
 //lint:ignore U1000 kept for self-parsing commands (see command) that other files may add
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string

@@ -173,4 +173,3 @@ func mcpTempDir(key string) (string, error) {
 	}
 	return dir, nil
 }
-

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/hermes-gateway/hermes/internal/client"
 	"github.com/hermes-gateway/hermes/internal/protocol"
-	"github.com/hermes-gateway/hermes/internal/rpc"
 )
 
 // /rewind (issue 11): a picker of the session's checkpointed turns
@@ -129,14 +127,11 @@ func (m *Model) onRewindMsg(msg tea.Msg) tea.Cmd {
 
 // rewindError is the public text of a failed session.rewind.
 func rewindError(err error) string {
-	var ce *rpc.CallError
-	if errors.As(err, &ce) {
-		switch ce.Reason {
-		case protocol.ReasonSessionBusy:
-			return "a turn is running: wait for it to end (or /stop it), then /rewind again"
-		case protocol.ReasonNotFound:
-			return "that checkpoint is gone (pruned, or of another session)"
-		}
+	switch client.Reason(err) {
+	case protocol.ReasonSessionBusy:
+		return "a turn is running: wait for it to end (or /stop it), then /rewind again"
+	case protocol.ReasonNotFound:
+		return "that checkpoint is gone (pruned, or of another session)"
 	}
 	return err.Error()
 }

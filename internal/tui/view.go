@@ -74,16 +74,19 @@ func (m *Model) header(w int) string {
 	if m.paused != "" {
 		state += " · paused: " + vis(m.paused)
 	}
+	// The usage stays outside the brackets, which hold the connection
+	// state alone (scripts and tests wait for "[connected]").
+	state = "[" + state + "]"
 	if u := usageLabel(m.info.Usage); u != "" {
-		state += " · " + u
+		state += " " + u
 	}
 	sb, sbStyle := sandboxLabel(m.opts.Sandbox)
-	room := w - len(state) - 4
+	room := w - len(state) - 2
 	if sb != "" {
 		room -= len(sb) + 2
 	}
 	h := styleHeader.Render(ansi.Truncate(strings.Join(parts, " · "), max(room, 10), "…")) +
-		"  " + styleDim.Render("["+state+"]")
+		"  " + styleDim.Render(state)
 	if sb != "" {
 		h += "  " + sbStyle.Render(sb)
 	}

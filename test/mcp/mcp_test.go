@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +19,11 @@ import (
 func TestEverythingListAndCall(t *testing.T) {
 	t.Parallel()
 	js := everythingJS(t)
-	f := fixture(t, `  everything: {command: node, args: [`+js+`, stdio], approval: never}`+"\n", "")
+	// Its cwd (a writable root, so visible in the sandbox) is this package's
+	// directory: a clean clone may live under the host's /tmp, which the
+	// sandbox replaces with a private one.
+	pkg := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(js)))))
+	f := fixture(t, fmt.Sprintf("  everything: {command: node, args: [%q, stdio], cwd: %q, approval: never}\n", js, pkg), "")
 	f.Turns.Set("use everything",
 		call("mcp__everything__echo", `{"message":"hello from hermes"}`),
 		call("mcp__everything__get-sum", `{"a":2,"b":40}`),

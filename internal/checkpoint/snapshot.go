@@ -100,7 +100,7 @@ func (r *repo) add(ctx context.Context, w worktree, big []string) error {
 		config = append(config, "core.bigFileThreshold=1")
 	}
 	if w.exact && len(paths) <= explicitMax {
-		err := r.addSpecs(ctx, config, literal(paths))
+		err := r.addPacked(ctx, config, literal(paths))
 		var ge *gitError
 		if err == nil || !(errors.As(err, &ge) && strings.Contains(ge.stderr, "did not match any files")) {
 			return err
@@ -111,7 +111,18 @@ func (r *repo) add(ctx context.Context, w worktree, big []string) error {
 	for _, p := range big {
 		specs = append(specs, ":(exclude,literal)"+p)
 	}
-	return r.addSpecs(ctx, config, specs)
+	return r.addPacked(ctx, config, specs)
+}
+
+// addPacked is addSpecs, and once more without config when it fails with
+// it: streamed into a pack, a file that changes size while git reads it
+// stops the whole add, where a loose object only leaves that file out.
+func (r *repo) addPacked(ctx context.Context, config, specs []string) error {
+	err := r.addSpecs(ctx, config, specs)
+	if err != nil && len(config) > 0 && ctx.Err() == nil {
+		return r.addSpecs(ctx, nil, specs)
+	}
+	return err
 }
 
 func (r *repo) addSpecs(ctx context.Context, config, specs []string) error {

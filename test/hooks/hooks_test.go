@@ -484,7 +484,8 @@ func TestCrashDuringAHook(t *testing.T) {
 	e.f.Turns.Set("hang", modeltest.ToolCall("terminal", gt.TerminalArgs("touch "+effect)), modeltest.Text("ok"))
 	rc := gt.Submit(t, e.v, sid, "p1", "hang")
 	logPath := filepath.Join(e.log, "crash.log")
-	gt.Await(t, wait, func() bool { return exists(logPath) })
+	// The line, not the file: the shell creates the file before it writes.
+	gt.Await(t, wait, func() bool { b, _ := os.ReadFile(logPath); return string(b) == "started\n" })
 	d := e.f.Crash()
 	v := d.View(e.ctx)
 	gt.Resume(t, v, sid)

@@ -25,7 +25,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/tools"
 )
 
-// Turn outcomes (the admission outcomes of SPEC §6 a turn can produce).
+// Turn outcomes (the admission outcomes of docs/protocol.md#admissions a turn can produce).
 const (
 	OutcomeCompleted   = "completed"
 	OutcomeFailed      = "failed"

@@ -1,6 +1,6 @@
 // Package auth holds the identity model of the gateway: the Principal a gate
 // derives from a connection, its capability set, the subject namings of each
-// surface, the native ticket store and the secret helpers (SPEC §3, §4).
+// surface, the native ticket store and the secret helpers (docs/protocol.md#control-socket, #gates).
 //
 // Invariants:
 //   - Identity and capabilities are derived by the server from how a

@@ -10,7 +10,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
-// Subjects that are not derived from a user identity (SPEC §4).
+// Subjects that are not derived from a user identity (docs/protocol.md#gates).
 const (
 	// SubjectInternal is the principal of the per-process internal
 	// credential given to PTY children the dashboard spawns.
@@ -110,7 +110,7 @@ func InteractiveCaps() Caps {
 		protocol.CapControl, protocol.CapApprove, protocol.CapRespond)
 }
 
-// GateCaps is what every WebSocket gate grants (SPEC §4): InteractiveCaps
+// GateCaps is what every WebSocket gate grants (docs/protocol.md#gates): InteractiveCaps
 // plus session:operator.
 func GateCaps() Caps { return InteractiveCaps().With(protocol.CapOperator) }
 

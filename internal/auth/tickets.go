@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Ticket purposes (SPEC §3 session-ticket).
+// Ticket purposes (docs/protocol.md#control-socket, verb session-ticket).
 const (
 	// PurposeInteractive tickets open a native WebSocket connection with
 	// InteractiveCaps (the gate adds session:operator).
@@ -18,7 +18,7 @@ const (
 	PurposeDashboardLogin = "dashboard-login"
 )
 
-// Ticket store defaults (reference §4.3).
+// Ticket store defaults (docs/protocol.md#tickets).
 const (
 	DefaultTicketTTL = 30 * time.Second
 	// DefaultTicketCapacity bounds the outstanding tickets of each purpose
@@ -113,8 +113,9 @@ type holder struct {
 	peer    Peer
 }
 
-// Tickets is the native ticket store of one daemon instance (reference
-// §4.3). It keeps only digests; see the package invariants.
+// Tickets is the native ticket store of one daemon instance
+// (docs/protocol.md#tickets). It keeps only digests; see the package
+// invariants.
 type Tickets struct {
 	profileID  string
 	instanceID string

@@ -327,7 +327,7 @@ func walk(v reflect.Value, fn func(string)) {
 }
 
 // TestRedeemRace: many goroutines present the same ticket at once; exactly
-// one wins (reliability threat 9).
+// one wins (docs/protocol.md#tickets).
 func TestRedeemRace(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestTickets()

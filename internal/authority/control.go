@@ -52,7 +52,7 @@ func (a *Authority) hasUnknown(ctx context.Context, sid string) bool {
 }
 
 // interruptedNote is the tool result given to every tool call a crash cut
-// (SPEC §6), so the next model request is valid.
+// (docs/protocol.md#turns), so the next model request is valid.
 const interruptedNote = "interrupted: the gateway stopped before this call finished; it was not run again"
 
 // ResolveUnknown answers prompt.resolve_unknown: an unknown row becomes

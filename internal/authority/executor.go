@@ -169,7 +169,7 @@ func (a *Authority) settle(l *live, adm store.Admission, res turnResult) error {
 }
 
 // panicResult turns a recovered panic of one turn into a failed settlement:
-// a panic is contained to its session (reliability F24).
+// a panic is contained to its session (docs/protocol.md#panics).
 func panicResult(v any) turnResult {
 	return turnResult{Outcome: protocol.OutcomeFailed, Error: fmt.Sprintf("internal error: %v", v)}
 }

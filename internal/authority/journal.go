@@ -8,7 +8,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/store"
 )
 
-// stamp is the execution stamp of events a claimed turn causes (SPEC §7).
+// stamp is the execution stamp of events a claimed turn causes (docs/protocol.md#events).
 type stamp struct {
 	generation  int64
 	admissionID string

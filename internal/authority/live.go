@@ -311,7 +311,7 @@ func (l *live) answerPrompt(gen int64, id, kind, value string) (pr *prompt, s st
 	return pr, t.stamp(), false, nil
 }
 
-// access runs the checks of reference §4.4 in order: profile, capability,
+// access runs the checks of docs/protocol.md#access-checks in order: profile, capability,
 // restore (fail closed), ownership unless the principal is an operator.
 func (a *Authority) access(ctx context.Context, p auth.Principal, sid, capability string) (*live, error) {
 	if err := a.permit(p, capability); err != nil {
@@ -361,7 +361,7 @@ func (a *Authority) load(ctx context.Context, sid string) (*live, error) {
 	return l, nil
 }
 
-// restore validates a stored session with every check of reference §5. Any
+// restore validates a stored session with every check of docs/protocol.md#restore-checks. Any
 // failure leaves the session dead: its inputs stay queued, nothing runs.
 func (a *Authority) restore(ctx context.Context, sid string) (*live, error) {
 	if sid == "" {

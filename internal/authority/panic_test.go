@@ -16,7 +16,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/store"
 )
 
-// TestTurnPanicContainedToSession: reliability F24. A panic inside one
+// TestTurnPanicContainedToSession: docs/protocol.md#panics. A panic inside one
 // session's turn (injected through the profile-key lookup every turn
 // makes) settles that turn failed; another session's running turn goes
 // on and completes, and the panicked session's FIFO runs its next input.

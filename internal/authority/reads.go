@@ -24,10 +24,10 @@ type reads struct {
 	liveIDs func() []string        // the ids of the live sessions
 }
 
-// maxSnapshotMessages bounds session.resume messages (SPEC §7).
+// maxSnapshotMessages bounds session.resume messages (docs/protocol.md#methods).
 const maxSnapshotMessages = 500
 
-// maxEventsPerCall bounds session.events.since (SPEC §7).
+// maxEventsPerCall bounds session.events.since (docs/protocol.md#replay).
 const maxEventsPerCall = 1000
 
 // snapshot reads a session's state for session.resume; the caller holds the

@@ -18,7 +18,7 @@ import (
 // maxHistory bounds the transcript a turn sends (compression keeps it small).
 const maxHistory = 100000
 
-// maxEventResult cuts a tool result carried in an event (SPEC §7).
+// maxEventResult cuts a tool result carried in an event (docs/protocol.md#replay).
 const maxEventResult = 64 << 10
 
 // execute runs one claimed admission with the session's frozen policy. It

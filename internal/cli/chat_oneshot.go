@@ -186,7 +186,7 @@ func (r *oneshot) handleOwn(ctx context.Context, ev protocol.Event) error {
 
 func decode(raw json.RawMessage, v any) bool { return json.Unmarshal(raw, v) == nil }
 
-// finish maps the outcome to the exit code (SPEC §1).
+// finish maps the outcome to the exit code (docs/protocol.md#exit-codes).
 func (r *oneshot) finish() error {
 	switch out := r.done.Outcome; out {
 	case protocol.OutcomeCompleted:

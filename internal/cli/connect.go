@@ -52,7 +52,7 @@ func ensureGateway(ctx context.Context, home string, autostart bool) (control.Id
 }
 
 // internalFDEnv names the descriptor on which a terminal pane of the
-// dashboard hands its `hermes chat` the pane's internal credential (SPEC §4;
+// dashboard hands its `hermes chat` the pane's internal credential (docs/protocol.md#gates;
 // dashboard.InternalFDEnv). The variable holds a descriptor number, never
 // the credential: the environment of a process is readable from /proc by
 // any process of the same uid.

@@ -7,7 +7,7 @@ import (
 )
 
 // workerCommand is `hermes worker`, an internal command that is not in `hermes
-// help`: the daemon starts it for every safe_mode turn (SPEC §5) with a
+// help`: the daemon starts it for every safe_mode turn (docs/protocol.md#safe-mode) with a
 // fresh environment, writes the turn's worker.Spec (API key included) as the
 // first line on its stdin, and speaks the newline-delimited JSON protocol of
 // package worker over stdin/stdout. It takes no arguments and ignores

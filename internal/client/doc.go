@@ -1,5 +1,5 @@
 // Package client is the Go client of the Hermes Gateway WebSocket JSON-RPC
-// API (SPEC §4, §7), used by the CLI, the TUI, ACP and the API and process
+// API (docs/protocol.md#websocket, #events), used by the CLI, the TUI, ACP and the API and process
 // tests.
 //
 // Dial performs the upgrade on <apiOrigin>/api/ws, offering subprotocol
@@ -22,7 +22,7 @@
 // the last event received.
 //
 // Clients must not assume an order between a reply and the events the same
-// request caused (SPEC §7).
+// request caused (docs/protocol.md#json-rpc).
 //
 // # Goroutines
 //

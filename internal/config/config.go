@@ -1,4 +1,4 @@
-// Package config reads a profile's config.yaml and .env (SPEC §2): defaults,
+// Package config reads a profile's config.yaml and .env (docs/protocol.md#config-keys): defaults,
 // strict-enough decoding with errors that name the key path, validation, the
 // live command_allowlist and its one write path (AppendAllowlist), and the
 // redacted snapshot frozen into a session's policy.
@@ -11,7 +11,7 @@ package config
 
 import "time"
 
-// Config is the effective configuration of one profile (SPEC §2). The yaml
+// Config is the effective configuration of one profile (docs/protocol.md#config-keys). The yaml
 // tags are the config.yaml keys; a "want" tag is the error text for a bad
 // value of that key.
 type Config struct {
@@ -159,7 +159,7 @@ type OIDC struct {
 	AllowedEmails   []string `yaml:"allowed_emails"`
 }
 
-// Defaults returns the configuration of an empty config.yaml (SPEC §2).
+// Defaults returns the configuration of an empty config.yaml (docs/protocol.md#config-keys).
 // Every call returns fresh maps and slices.
 func Defaults() Config {
 	return Config{

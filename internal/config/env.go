@@ -137,7 +137,7 @@ func (c Config) ListenIsLoopback() bool {
 // Gated reports gated mode: dashboard.public_url is set.
 func (c Config) Gated() bool { return c.Dashboard.PublicURL != "" }
 
-// ApplyEnv applies the documented environment overrides (SPEC §2: only
+// ApplyEnv applies the documented environment overrides (docs/protocol.md#environment: only
 // HERMES_LISTEN; HERMES_HOME selects the home before Load), validating them.
 // getenv is usually os.Getenv.
 func (c *Config) ApplyEnv(getenv func(string) string) error {

@@ -49,10 +49,10 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%s: want %s", ch.path, ch.wants)
 		}
 	}
-	if err := c.validateOperability(); err != nil {
+	if err := c.validateMCP(); err != nil {
 		return err
 	}
-	if err := c.validateMCP(); err != nil {
+	if err := c.validateOperability(); err != nil {
 		return err
 	}
 	return c.validateEnvNames()

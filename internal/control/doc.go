@@ -1,5 +1,5 @@
 // Package control is the owner-only unix control socket of the daemon
-// (SPEC §3): `identify`, `status` and `session-ticket`, and the client side
+// (docs/protocol.md#control-socket): `identify`, `status` and `session-ticket`, and the client side
 // (Call) used by the CLI and tests.
 //
 // Wire: one JSON line in, one JSON line out, then close. Requests are

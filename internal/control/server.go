@@ -23,7 +23,7 @@ const ioTimeout = 5 * time.Second
 const maxConns = 64
 
 // ErrInUse: Listen found a live server on the socket path. Another daemon
-// serves this home; the caller exits (SPEC §1 exit code 3).
+// serves this home; the caller exits (docs/protocol.md#exit-codes: 3).
 var ErrInUse = errors.New("control socket is in use by a live gateway")
 
 // Options configures a Server.

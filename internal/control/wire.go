@@ -5,7 +5,7 @@ import "encoding/json"
 // ProtocolVersion is the only control protocol version spoken.
 const ProtocolVersion = 1
 
-// Verbs (SPEC §3).
+// Verbs (docs/protocol.md#control-socket).
 const (
 	VerbIdentify      = "identify"
 	VerbStatus        = "status"

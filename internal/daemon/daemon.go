@@ -33,7 +33,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/store"
 )
 
-// Exit codes (SPEC §1).
+// Exit codes (docs/protocol.md#exit-codes).
 const (
 	ExitRuntime     = 1
 	ExitUnavailable = 3
@@ -239,8 +239,8 @@ func (d *daemon) wire() {
 		Processes: d.procs, SkillsDir: filepath.Join(d.home, "skills"), WorkerCommand: d.opts.WorkerCommand,
 		ProfileHome: d.home, Launcher: d.sandboxes.For,
 		OnFenced: func() { d.fenceOnce.Do(func() { close(d.fenced) }) },
-		MCPTools: d.mcpTools,
 		Observer: d.observer(),
+		MCPTools: d.mcpTools,
 	})
 }
 

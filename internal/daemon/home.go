@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ExitUsage is the exit code of a home the daemon refuses to use (SPEC §1:
+// ExitUsage is the exit code of a home the daemon refuses to use (docs/protocol.md#exit-codes:
 // a usage error — the operator gave a directory that is not private).
 const ExitUsage = 2
 

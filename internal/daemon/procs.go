@@ -19,7 +19,7 @@ import (
 // toolGroupsFile in the home lists the process groups of the tools that
 // are running, one id a line. Pdeathsig kills a tool's own process when
 // the daemon dies, not the children it forked; the next daemon kills what
-// is left of these groups before it recovers (reliability F6).
+// is left of these groups before it recovers (docs/protocol.md#orphaned-tools).
 const toolGroupsFile = "tool-groups"
 
 // procTracker remembers the pids of tool processes the gateway started, so

@@ -1,7 +1,7 @@
 // Package dashboard is the web dashboard of the gateway: the browser login
 // paths, the dashboard session behind a cookie, the HTTP mutation (CSRF)
 // gate, the browser's WebSocket tickets, the per-process internal
-// credential, the terminal pane and the embedded web UI (SPEC §4).
+// credential, the terminal pane and the embedded web UI (docs/protocol.md#gates).
 //
 // A *Dashboard is a server.Dashboard: the server mounts it on every route
 // but /api/ws (behind its Host guard and security headers) and delegates the

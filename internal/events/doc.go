@@ -1,5 +1,5 @@
 // Package events is the per-session fanout hub: it delivers committed session
-// events (SPEC §7) to every live viewer of a session, in memory. The journal
+// events (docs/protocol.md#viewers) to every live viewer of a session, in memory. The journal
 // itself is written by the store inside the state transaction; the hub only
 // fans out what the caller has committed.
 //

@@ -1,10 +1,10 @@
-// Package faults names the crash points of SPEC §9. Production builds compile
+// Package faults names the crash points of docs/protocol.md#fault-points. Production builds compile
 // Hit to nothing; binaries built with -tags faults read HERMES_FAULTS
 // ("point[@N][:action][,point…]", action crash = SIGKILL self, hang = block
 // forever) and act at the Nth time a point is reached.
 package faults
 
-// Named points (SPEC §9). Callers pass these constants, never literals.
+// Named points (docs/protocol.md#fault-points). Callers pass these constants, never literals.
 const (
 	CreateBeforeCommit     = "create.before_commit"
 	CreateAfterCommit      = "create.after_commit"

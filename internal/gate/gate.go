@@ -2,7 +2,7 @@
 // by the /api/ws gate (internal/server) and the dashboard's routes
 // (internal/dashboard): which TCP peers are loopback, which Host headers
 // name the listener (the DNS-rebinding guard), which Origin headers are
-// allow-listed (SPEC §4), and how dashboard.public_url is taken apart into
+// allow-listed (docs/protocol.md#gates), and how dashboard.public_url is taken apart into
 // the origin and host those checks compare against.
 //
 // Every comparison is exact, as strings: no case folding, no default ports

@@ -20,7 +20,7 @@ type StoreStats struct {
 
 // AdmissionStatuses are reported on every scrape, at 0 when absent, so a
 // series never disappears: the non-terminal states and the terminal
-// outcomes (SPEC §6).
+// outcomes (docs/protocol.md#execution).
 var AdmissionStatuses = []string{
 	"queued", "started", "unknown",
 	"completed", "failed", "rejected", "interrupted", "cancelled",

@@ -1,6 +1,6 @@
 // Package protocol is the wire contract of Hermes Gateway: JSON-RPC method
 // names, params and result shapes, event types and error reasons
-// (SPEC §4, §7, §10). It imports nothing internal so every side — server,
+// (docs/protocol.md#websocket, #events, #client-details). It imports nothing internal so every side — server,
 // client, tests — speaks the same names.
 //
 // Invariants:

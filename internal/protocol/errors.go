@@ -2,7 +2,7 @@ package protocol
 
 import "fmt"
 
-// JSON-RPC error codes (SPEC §4).
+// JSON-RPC error codes (docs/protocol.md#errors).
 const (
 	CodeParseError     = -32700
 	CodeInvalidRequest = -32600
@@ -18,7 +18,7 @@ const (
 // Reason is a domain error reason: the message and data.reason of an error.
 type Reason string
 
-// Domain reasons (SPEC §4). Every error a client sees carries one of these.
+// Domain reasons (docs/protocol.md#reasons). Every error a client sees carries one of these.
 const (
 	ReasonInvalidParams     Reason = "invalid_params"
 	ReasonPermissionDenied  Reason = "permission_denied"

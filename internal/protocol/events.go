@@ -2,7 +2,7 @@ package protocol
 
 import "encoding/json"
 
-// Event types (SPEC §7).
+// Event types (docs/protocol.md#events).
 const (
 	EventGatewayReady    = "gateway.ready"
 	EventSessionInfo     = "session.info"

@@ -9,7 +9,7 @@ const TicketSubprotocolPrefix = "hermes-gateway-ticket."
 // DesktopProtocol is the value of session.info desktop_protocol.
 const DesktopProtocol = "hermes-gateway-v1"
 
-// Method names (SPEC §4).
+// Method names (docs/protocol.md#methods).
 const (
 	MethodPing                 = "ping"
 	MethodRuntimeDescribe      = "runtime.describe"
@@ -31,7 +31,7 @@ const (
 	MethodEvent = "event"
 )
 
-// Capabilities granted by the gates (SPEC §4). They never come from params.
+// Capabilities granted by the gates (docs/protocol.md#gates). They never come from params.
 const (
 	CapCreate   = "session:create"
 	CapRead     = "session:read"

@@ -2,7 +2,7 @@ package protocol
 
 import "encoding/json"
 
-// Admission statuses and outcomes (SPEC §6).
+// Admission statuses and outcomes (docs/protocol.md#admissions).
 const (
 	StatusQueued   = "queued"
 	StatusStarted  = "started"

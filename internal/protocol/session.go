@@ -2,7 +2,7 @@ package protocol
 
 import "encoding/json"
 
-// SessionCreateParams are the flat fields of session.create (SPEC §5). Pointer
+// SessionCreateParams are the flat fields of session.create (docs/protocol.md#create-fields). Pointer
 // fields distinguish "omitted" from an explicit zero value, because the frozen
 // request used for idempotency keeps that difference.
 type SessionCreateParams struct {

@@ -8,7 +8,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/strictjson"
 )
 
-// DecodeParams decodes params strictly into a T (SPEC §4) with the one
+// DecodeParams decodes params strictly into a T (docs/protocol.md#json-rpc) with the one
 // strict decoder, strictjson, and its Required rule. Absent or null params
 // decode as {}. Params must be a JSON object. Every failure is a
 // *protocol.Error with reason invalid_params and a Detail naming the key and

@@ -1,5 +1,5 @@
-// Package rpc is the JSON-RPC 2.0 engine of Hermes Gateway (SPEC §4,
-// reference §2.2): one Conn per message stream, used by the server (with a
+// Package rpc is the JSON-RPC 2.0 engine of Hermes Gateway (docs/protocol.md#json-rpc,
+// #errors): one Conn per message stream, used by the server (with a
 // Mux of handlers) and by the Go client (Call, OnNotify for events).
 //
 // # Wire
@@ -12,7 +12,7 @@
 // not a string, number or null, an envelope member named twice or in another
 // case such as {"id":1,"id":2} or "ID", refused like a duplicate key in
 // params) is answered -32600; "params" that are present and neither an
-// object nor null are invalid_params (4001), as in reference §2.2. Notifications that arrive at a Conn without an OnNotify are dropped.
+// object nor null are invalid_params (4001), as in docs/protocol.md#json-rpc. Notifications that arrive at a Conn without an OnNotify are dropped.
 //
 // # Errors
 //

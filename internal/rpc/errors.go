@@ -28,13 +28,13 @@ type ErrorData struct {
 
 func (e *WireErr) Error() string { return fmt.Sprintf("rpc error %d: %s", e.Code, e.Message) }
 
-// Errors the engine itself answers with (SPEC §4).
+// Errors the engine itself answers with (docs/protocol.md#errors).
 var (
 	errParse          = &WireErr{Code: protocol.CodeParseError, Message: "parse error"}
 	errInvalidRequest = &WireErr{Code: protocol.CodeInvalidRequest, Message: "invalid request"}
 )
 
-// WireError is the one mapping from a Go error to the wire (SPEC §4, §10).
+// WireError is the one mapping from a Go error to the wire (docs/protocol.md#errors).
 // A *protocol.Error anywhere in the chain becomes code Reason.Code(), message
 // = the reason, data {reason, detail?}; unknown_method becomes -32601 with
 // message "unknown method: <Detail>". Any other error becomes 5001

@@ -42,7 +42,7 @@ type inbound struct {
 	err    *WireErr        // kindResponse: the peer's error; kindReject: ours
 }
 
-// classify sorts a frame by the rules of SPEC §4 and reference §2.2. It
+// classify sorts a frame by the rules of docs/protocol.md#json-rpc. It
 // scans a well-formed object once: json.Unmarshal validates the whole frame
 // before decoding, so its *json.SyntaxError is the parse error.
 func classify(data []byte) inbound {

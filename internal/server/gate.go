@@ -24,7 +24,7 @@ func (e *gateError) Error() string { return e.why }
 
 func refuse(status int, why string) error { return &gateError{status: status, why: why} }
 
-// serveWS authenticates the upgrade (SPEC §4), then hands the socket to a
+// serveWS authenticates the upgrade (docs/protocol.md#gates), then hands the socket to a
 // JSON-RPC connection. Bad credentials are 401 and a bad Origin 403, both
 // before any upgrade.
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
@@ -132,7 +132,7 @@ func (s *Server) legacyToken(r *http.Request, q url.Values) (auth.Principal, err
 }
 
 // principal builds the identity a gate grants: every gate grants the
-// interactive capabilities plus session:operator (SPEC §4).
+// interactive capabilities plus session:operator (docs/protocol.md#gates).
 func (s *Server) principal(subject, profileID string) auth.Principal {
 	return auth.Principal{Subject: subject, ProfileID: profileID, TransportID: ids.New("", 16), Caps: auth.GateCaps()}
 }

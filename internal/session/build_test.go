@@ -13,7 +13,7 @@ import (
 
 var now = time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
 
-// TestBuildRejects is the validation matrix (reference §2.4, §8.1, §8.2).
+// TestBuildRejects is the validation matrix (docs/protocol.md#create-fields, #toolsets).
 // {cwd}, {plain}, {ws}, {root} in the JSON are replaced by the env's paths.
 func TestBuildRejects(t *testing.T) {
 	t.Parallel()

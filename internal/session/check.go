@@ -9,7 +9,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
-// Check runs the restore validation of reference §5 that needs no database.
+// Check runs the restore validation of docs/protocol.md#restore-checks that needs no database.
 // profileID is the serving profile, logicalID the id of the state_meta key
 // the receipt was read from. A receipt of another profile is
 // profile_mismatch; every other failure is storage_unavailable (the session

@@ -7,7 +7,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
-// TestCheck: every restore failure of reference §5 that needs no database.
+// TestCheck: every restore failure of docs/protocol.md#restore-checks that needs no database.
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

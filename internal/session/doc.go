@@ -1,7 +1,7 @@
 // Package session is the pure launch policy of gateway-owned local
 // sessions: validation of session.create, toolset folding, the logical id
 // and route, the creation receipt, its restore checks and the lineage rules
-// (SPEC §5/§6, reference §2.4, §3.3, §5, §6). It imports only protocol,
+// (docs/protocol.md#session-create, #receipt, #restore-checks, #toolsets). It imports only protocol,
 // holds no state, runs no SQL and no network; it reads the filesystem only
 // to check a cwd, detect a code workspace and render skills.
 //
@@ -31,7 +31,7 @@
 // re-supplied key can be matched; request_json never holds api_key or
 // request_id; error details never repeat an api_key or base_url.
 //
-// Receipt invariants (Check, reference §5): profile_id is the serving
+// Receipt invariants (Check, docs/protocol.md#restore-checks): profile_id is the serving
 // profile (else profile_mismatch); session_id == the key's id ==
 // LogicalID(profile_id, principal_id, request_id); route == RouteKey(id) ==
 // entry.session_key; entry.origin is the LOCAL dm origin of (id,

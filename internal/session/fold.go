@@ -6,7 +6,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
-// folding is the input of toolset folding (SPEC §5/§6, reference §6.2).
+// folding is the input of toolset folding (docs/protocol.md#toolsets).
 //
 // The rules, in order:
 //   - base = the profile's platform list (platform_toolsets.acp for acp, else

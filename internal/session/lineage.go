@@ -15,7 +15,7 @@ const (
 	EndReset       = "session_reset"
 )
 
-// model_config markers of a child transcript (reference §3.1). A reset
+// model_config markers of a child transcript (docs/protocol.md#database). A reset
 // child carries ResetFromKey = parent id; branch and delegate children are
 // never lineage steps.
 const (

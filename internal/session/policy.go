@@ -8,7 +8,7 @@ import (
 )
 
 // SourcePlatform maps each session.create source to its agent platform
-// (SPEC §5). The stored source keeps the creation label.
+// (docs/protocol.md#create-fields). The stored source keeps the creation label.
 var SourcePlatform = map[string]string{
 	"cli": "cli", "tui": "tui", "gui": "desktop", "acp": "acp", "tool": "cli", "oneshot": "cli",
 }
@@ -61,7 +61,7 @@ type Launch struct {
 	RequestJSON string // == Receipt.Policy.RequestJSON
 }
 
-// Build validates every field of p (SPEC §5, reference §2.4 and §6) and
+// Build validates every field of p (docs/protocol.md#create-fields and #toolsets) and
 // builds the frozen receipt of subject's session. Errors are
 // *protocol.Error: invalid_params with a Detail naming the field, or
 // unknown_skill. Build only reads the filesystem (cwd, workspace markers,

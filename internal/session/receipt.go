@@ -10,10 +10,10 @@ import (
 )
 
 // timeLayout is the naive ISO timestamp of entry.created_at/updated_at (UTC,
-// microseconds; reference §3.3 stores the store clock without a zone).
+// microseconds; docs/protocol.md#receipt stores the store clock without a zone).
 const timeLayout = "2006-01-02T15:04:05.000000"
 
-// Receipt is the creation receipt of a logical session (reference §3.3),
+// Receipt is the creation receipt of a logical session (docs/protocol.md#receipt),
 // stored verbatim under ReceiptKey(SessionID). Only Entry.SessionID,
 // Entry.UpdatedAt and Lineage ever change (Advance); everything else is
 // frozen at creation.

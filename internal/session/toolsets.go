@@ -7,7 +7,7 @@ import (
 	"sort"
 )
 
-// Toolset names (SPEC §6).
+// Toolset names (docs/protocol.md#toolsets).
 const (
 	ToolsetTerminal  = "terminal"
 	ToolsetFile      = "file"
@@ -19,7 +19,7 @@ const (
 	ToolsetCoding    = "coding"
 )
 
-// Toolsets maps every known toolset to its tool names (SPEC §6). It is the
+// Toolsets maps every known toolset to its tool names (docs/protocol.md#toolsets). It is the
 // contract table, duplicated here on purpose: session may not import tools,
 // and tools checks its registry against this table. Read only.
 var Toolsets = map[string][]string{
@@ -52,7 +52,7 @@ var surfaceAdditions = map[string][]string{
 	"gui": {ToolsetProject, ToolsetDesktopUI, ToolsetCatalog},
 }
 
-// workspaceMarkers make a directory a code workspace (SPEC §6).
+// workspaceMarkers make a directory a code workspace (docs/protocol.md#toolsets).
 var workspaceMarkers = []string{
 	".git", "go.mod", "package.json", "pyproject.toml", "setup.py", "Cargo.toml",
 	"pom.xml", "build.gradle", "CMakeLists.txt", "Gemfile", "composer.json", "mix.exs",

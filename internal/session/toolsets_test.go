@@ -175,7 +175,7 @@ func TestIsCodeWorkspace(t *testing.T) {
 	}
 }
 
-// TestBuildToolsetsBySource: the integration shapes of reference §8.2 with
+// TestBuildToolsetsBySource: the integration shapes of docs/protocol.md#toolsets with
 // the default config: explicit ["terminal"] for cli, tui and gui defaults.
 func TestBuildToolsetsBySource(t *testing.T) {
 	t.Parallel()

@@ -17,7 +17,7 @@ import (
 // Limits of text fields (runes).
 const (
 	maxRequestID = 256
-	maxText      = 1024 // model, provider (reference §3.1 text identifiers)
+	maxText      = 1024 // model, provider (docs/protocol.md#create-fields)
 	maxTitle     = 200
 	maxEcho      = 64 // how much of a bad value an error detail repeats
 )

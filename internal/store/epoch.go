@@ -11,7 +11,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/queue"
 )
 
-// ProfileIDKey is the state_meta key of the profile id (SPEC §3).
+// ProfileIDKey is the state_meta key of the profile id (docs/protocol.md#control-socket).
 const ProfileIDKey = "gateway.profile_id"
 
 // EventSessionUnknown is the journal type BeginEpoch writes for each row it

@@ -22,7 +22,7 @@ type SkillInfo struct {
 	Description string `json:"description"`
 }
 
-// skillsListTool lists $HERMES_HOME/skills (SPEC §6 "skills_list").
+// skillsListTool lists $HERMES_HOME/skills (docs/protocol.md#tools "skills_list").
 type skillsListTool struct{}
 
 func (skillsListTool) Spec() Spec {
@@ -59,7 +59,7 @@ func (skillsListTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (R
 	}{skills})
 }
 
-// skillViewTool shows one skill (SPEC §6 "skill_view").
+// skillViewTool shows one skill (docs/protocol.md#tools "skill_view").
 type skillViewTool struct{}
 
 func (skillViewTool) Spec() Spec {

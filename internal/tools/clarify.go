@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// clarifyTool asks the user questions (SPEC §6 "clarify").
+// clarifyTool asks the user questions (docs/protocol.md#tools "clarify").
 type clarifyTool struct{}
 
 func (clarifyTool) Spec() Spec {

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// patchTool replaces exact text in a file (SPEC §6 "patch").
+// patchTool replaces exact text in a file (docs/protocol.md#tools "patch").
 type patchTool struct{}
 
 func (patchTool) Spec() Spec {

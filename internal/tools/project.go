@@ -36,7 +36,7 @@ var languages = map[string]string{
 // skipDirs are not walked for language counts.
 var skipDirs = map[string]bool{".git": true, "node_modules": true, "vendor": true, "target": true, "dist": true, "build": true, "__pycache__": true, ".venv": true}
 
-// projectOverviewTool summarizes the session directory (SPEC §6 "project_overview").
+// projectOverviewTool summarizes the session directory (docs/protocol.md#tools "project_overview").
 type projectOverviewTool struct{}
 
 func (projectOverviewTool) Spec() Spec {

@@ -16,7 +16,7 @@ const (
 	maxLineBytes     = 2000      // a longer line is cut
 )
 
-// readFileTool reads a text file with line numbers (SPEC §6 "read_file").
+// readFileTool reads a text file with line numbers (docs/protocol.md#tools "read_file").
 type readFileTool struct{}
 
 func (readFileTool) Spec() Spec {

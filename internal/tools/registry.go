@@ -6,7 +6,7 @@ import (
 	"sort"
 )
 
-// Toolsets maps each toolset name (SPEC §6, contract) to the tool names it
+// Toolsets maps each toolset name (docs/protocol.md#toolsets, contract) to the tool names it
 // offers. It is data: the session package folds toolsets by name and the
 // agent builds the tools with Build.
 var Toolsets = map[string][]string{

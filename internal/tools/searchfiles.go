@@ -25,7 +25,7 @@ const (
 
 var errSearchDone = errors.New("search limit reached")
 
-// searchFilesTool greps files under a directory (SPEC §6 "search_files").
+// searchFilesTool greps files under a directory (docs/protocol.md#tools "search_files").
 type searchFilesTool struct{}
 
 func (searchFilesTool) Spec() Spec {

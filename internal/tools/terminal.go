@@ -24,7 +24,7 @@ const (
 	pipeGrace = 2 * time.Second
 )
 
-// terminalTool runs a shell command (SPEC §6 "terminal").
+// terminalTool runs a shell command (docs/protocol.md#tools "terminal").
 type terminalTool struct{}
 
 func (terminalTool) Spec() Spec {

@@ -77,7 +77,7 @@ func (l *TodoList) indexLocked(id string) int {
 	return -1
 }
 
-// todoTool manages the session's todo list (SPEC §6 "todo").
+// todoTool manages the session's todo list (docs/protocol.md#tools "todo").
 type todoTool struct{}
 
 func (todoTool) Spec() Spec {

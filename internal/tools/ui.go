@@ -40,7 +40,7 @@ func publishUI(env *Env, kind string, payload any) Result {
 	return Result{Output: "shown"}
 }
 
-// uiOpenFileTool: SPEC §6 "ui_open_file".
+// uiOpenFileTool: docs/protocol.md#tools "ui_open_file".
 type uiOpenFileTool struct{}
 
 func (uiOpenFileTool) Spec() Spec {
@@ -70,7 +70,7 @@ func (uiOpenFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (R
 	return publishUI(env, UIOpenFile, UIOpenFilePayload{Path: abs, Line: a.Line}), nil
 }
 
-// uiShowDiffTool: SPEC §6 "ui_show_diff".
+// uiShowDiffTool: docs/protocol.md#tools "ui_show_diff".
 type uiShowDiffTool struct{}
 
 func (uiShowDiffTool) Spec() Spec {
@@ -100,7 +100,7 @@ func (uiShowDiffTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (R
 	return publishUI(env, UIShowDiff, UIShowDiffPayload{Path: abs, Diff: a.Diff}), nil
 }
 
-// uiNotifyTool: SPEC §6 "ui_notify".
+// uiNotifyTool: docs/protocol.md#tools "ui_notify".
 type uiNotifyTool struct{}
 
 func (uiNotifyTool) Spec() Spec {

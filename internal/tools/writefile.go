@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// writeFileTool creates or replaces a file (SPEC §6 "write_file").
+// writeFileTool creates or replaces a file (docs/protocol.md#tools "write_file").
 type writeFileTool struct{}
 
 func (writeFileTool) Spec() Spec {

@@ -2,7 +2,7 @@
 // starts `hermes worker` with a fresh environment and proxies the worker's
 // callbacks to a Host; the worker side (Serve) runs agent.Run with the real
 // model client and tools whose gateway callbacks travel over the pipe. It is
-// how safe_mode sessions (SPEC §5) run every turn without access to the
+// how safe_mode sessions (docs/protocol.md#safe-mode) run every turn without access to the
 // daemon's environment or credentials: the only secret a worker sees is the
 // API key the daemon chose for the turn, and it arrives over stdin.
 //

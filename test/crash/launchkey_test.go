@@ -9,7 +9,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
-// TestLaunchKeyAfterRestart: SPEC §8. A launch api_key does not survive a
+// TestLaunchKeyAfterRestart: docs/protocol.md#launch-keys. A launch api_key does not survive a
 // restart: the FIFO pauses (launch_credentials_unavailable, no model
 // request, no settlement, no fallback to the profile key) until a viewer
 // re-supplies the same key; another key is admission_conflict. The key is

@@ -15,7 +15,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
-// lineageSessions are the probe's logical sessions (reference §8.4): safe
+// lineageSessions are the probe's logical sessions (docs/protocol.md#compression-and-reset): safe
 // (safe_mode, compressed), reset (reset), unknown (a started turn and its
 // follower), foreign (its receipt is made foreign while the daemon is down).
 var lineageSessions = []string{"safe", "reset", "unknown", "foreign"}
@@ -40,7 +40,7 @@ type lineageProbe struct {
 	epochs    []int64
 }
 
-// TestLineageProbe: reference §8.4 (the real-daemon lineage probe) and the
+// TestLineageProbe: docs/protocol.md#compression-and-reset (the real-daemon lineage probe) and the
 // lineage invariants of §5. A queued input survives a compression of its
 // session (life 1: the claim is blocked while the summary is held at the
 // model, the daemon dies right after the commit) and a reset (life 2: the

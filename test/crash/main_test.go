@@ -1,6 +1,6 @@
-// Package crash is the crash suite (reliability.md §3, §5.2): the real
+// Package crash is the crash suite (docs/protocol.md#recovery, #fault-points): the real
 // hermes binary built with -tags faults is driven to each named fault point
-// of SPEC §9 (internal/faults.All) with HERMES_FAULTS, dies by SIGKILL
+// of docs/protocol.md#fault-points (internal/faults.All) with HERMES_FAULTS, dies by SIGKILL
 // there, is restarted without faults, and the invariants I1–I11 are checked
 // against the client history, the read-only database opened after the
 // daemon exited, the effects ledger the terminal tool appends to, and the

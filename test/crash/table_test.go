@@ -9,7 +9,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
-// TestRecoveryTable: reference §5 (the real-daemon probe). Queued rows of
+// TestRecoveryTable: docs/protocol.md#restore-checks (the real-daemon probe). Queued rows of
 // sessions whose receipts were made foreign, deleted or corrupted while
 // the daemon was down stay queued (fail closed, I6); the started row is
 // unknown and pauses its follower; a never-started row of a healthy

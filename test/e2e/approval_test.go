@@ -28,7 +28,7 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// TestApprovalOutlivesViewers: reference §8.1 (approval). Nothing runs
+// TestApprovalOutlivesViewers: docs/protocol.md#approvals. Nothing runs
 // before consent; closing every viewer keeps the execution and its prompt;
 // a new viewer sees the same prompt_id and answers it.
 func TestApprovalOutlivesViewers(t *testing.T) {
@@ -125,7 +125,7 @@ func TestApprovalDeny(t *testing.T) {
 	}
 }
 
-// TestClarify: reference §8.1 (clarify). The answer reaches the next model
+// TestClarify: docs/protocol.md#clarify. The answer reaches the next model
 // request; a second answer never replaces it.
 func TestClarify(t *testing.T) {
 	t.Parallel()

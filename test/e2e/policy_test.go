@@ -12,7 +12,7 @@ import (
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
-// TestThreeConcurrentSurfaces: reference §8.2 integration. cli, tui and gui
+// TestThreeConcurrentSurfaces: docs/protocol.md#toolsets. cli, tui and gui
 // sessions run at once (their first requests held together), each with its
 // own frozen cwd, model and tool schemas; config.yaml is never written.
 func TestThreeConcurrentSurfaces(t *testing.T) {

@@ -48,7 +48,7 @@ func TestStalePausedDaemon(t *testing.T) {
 	}
 	hold.Release()
 	gt.Await(t, wait, func() bool { return strings.Contains(d.Output(), "epoch fenced") })
-	// A fenced daemon stops itself (reliability F19): exit 3 with a message
+	// A fenced daemon stops itself (docs/protocol.md#fenced-daemon): exit 3 with a message
 	// that says another gateway took over; it joins its executors first, so
 	// whatever it would still write has been attempted (and fenced) by then.
 	if code := d.Wait(); code != 3 || !strings.Contains(d.Output(), "another gateway took over") {

@@ -1,5 +1,5 @@
 // Package lifecycle tests how the real hermes binary ends and comes back
-// (reliability.md §3): a graceful SIGTERM in the middle of a tool that ends
+// (docs/protocol.md#recovery): a graceful SIGTERM in the middle of a tool that ends
 // within gateway.shutdown_timeout and of one that does not (F13), the
 // runtime_draining window, the WAL checkpoint of a clean stop, the tool
 // process group after a SIGKILL of the daemon (F6), and a paused daemon

@@ -20,7 +20,7 @@ type surface struct {
 	open    func() *gt.Recorder // a new recorded viewer
 }
 
-// TestCrossSurface: reference §8.6 with creator ∈ {native, dashboard}. The
+// TestCrossSurface: docs/protocol.md#operator-scope with creator ∈ {native, dashboard}. The
 // other surface attaches (sees the history), both submit the same
 // submission_id with their own texts (two rows, per-submitter attribution,
 // FIFO), both viewers disconnect and reconnect while an approval waits,

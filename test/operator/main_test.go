@@ -1,5 +1,5 @@
-// Package operator holds the cross-surface operator tests of SPEC §4 and §6
-// through the real hermes binary (reference §8.5–§8.6, reliability §2): a
+// Package operator holds the cross-surface operator tests of docs/protocol.md#gates and #operator-scope
+// through the real hermes binary (docs/protocol.md#operator-scope, #gates, #host-and-origin): a
 // session created on one authentication surface (native ticket, loopback
 // dashboard link, OIDC login in gated mode) is attached, submitted to and
 // answered from another, with attribution kept per surface and the private
@@ -34,11 +34,11 @@ func TestMain(m *testing.M) { os.Exit(gt.Main(m)) }
 // wait bounds every wait of these tests.
 const wait = 20 * time.Second
 
-// binding is the JSON key of the private operator binding (SPEC §6).
+// binding is the JSON key of the private operator binding (docs/protocol.md#operator-scope).
 const binding = "local_operator_v1"
 
 // nativeSubject and dashboardSubject are the two loopback principals of
-// the test's uid (SPEC §3, §4).
+// the test's uid (docs/protocol.md#control-socket, #gates).
 func nativeSubject() string    { return fmt.Sprintf("uid:%d", os.Getuid()) }
 func dashboardSubject() string { return "dashboard:" + nativeSubject() }
 
@@ -172,7 +172,7 @@ func (b *browser) do(t *testing.T, method, path string, hdr map[string]string, c
 }
 
 // link opens a dashboard session on the loopback listener with the
-// one-time link `hermes dashboard` prints (SPEC §4).
+// one-time link `hermes dashboard` prints (docs/protocol.md#gates).
 func (b *browser) link(t *testing.T, d *gt.Daemon) {
 	t.Helper()
 	tk := mintTicket(t, d, "dashboard-login")

@@ -25,7 +25,7 @@ import (
 )
 
 // The dashboard's terminal pane runs `hermes chat` in a PTY, and that chat
-// authenticates with its pane's internal credential (SPEC §4): its
+// authenticates with its pane's internal credential (docs/protocol.md#gates): its
 // submission is attributed to server-internal, an operator of the session
 // the native client created.
 func TestTerminalPaneUsesInternalCredential(t *testing.T) {

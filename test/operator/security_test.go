@@ -71,7 +71,7 @@ func (g *gate) otherPort() string {
 }
 
 // badOrigins are Origin values a page not on the allow-list may send
-// (reliability threat 1); none is an exact allow-list member.
+// (docs/protocol.md#host-and-origin); none is an exact allow-list member.
 func (g *gate) badOrigins() []string {
 	return []string{
 		"null",
@@ -103,8 +103,8 @@ func checkSecurityHeaders(t *testing.T, req *http.Request, res *http.Response) {
 	}
 }
 
-// TestGateSecurity: the binary-level refusals of SPEC §4 and §10 and
-// reliability §2 threats 1–4, 8, 9, 13 and 15.
+// TestGateSecurity: the binary-level refusals of docs/protocol.md#gates and #host-and-origin and
+// the ticket and params rules (#tickets, #json-rpc).
 func TestGateSecurity(t *testing.T) {
 	t.Parallel()
 	g := newGate(t)
@@ -410,7 +410,7 @@ func testHeaders(t *testing.T, g *gate) {
 }
 
 // testForgedIdentity: identity and capability keys in params are
-// invalid_params and write nothing (reliability threat 13, reference §8.5).
+// invalid_params and write nothing (docs/protocol.md#json-rpc, #operator-scope).
 func testForgedIdentity(t *testing.T, g *gate) {
 	ctx := gt.Context(t, wait)
 	v := nativeView(ctx, t, g.d)

@@ -9,8 +9,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/hermes-gateway/hermes/internal/sandbox"
@@ -131,7 +129,7 @@ func (r *Runner) Run(ctx context.Context, c Command, in Input) Result {
 	if err != nil {
 		return r.failed(res, start, c, fmt.Sprintf("not run: the sandbox could not be built: %v", err))
 	}
-	stdout, stderr := newCapped(r.cap()), newCapped(r.cap())
+	stdout, stderr := sandbox.NewCappedBuffer(r.cap()), sandbox.NewCappedBuffer(r.cap())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), stdout, stderr
 	if err := cmd.Start(); err != nil {
 		return r.failed(res, start, c, fmt.Sprintf("cannot start bash: %v", err))
@@ -227,12 +225,7 @@ func (r *Runner) command(ctx context.Context, line string) (*exec.Cmd, error) {
 			return nil, err
 		}
 	}
-	if cmd.SysProcAttr == nil { // keep what the launcher set (namespaces)
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pdeathsig = true, syscall.SIGKILL
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	cmd.WaitDelay = pipeGrace
+	sandbox.LeadGroup(cmd, pipeGrace)
 	return cmd, nil
 }
 
@@ -241,13 +234,6 @@ func (r *Runner) cap() int {
 		return r.OutputCap
 	}
 	return defaultOutputCap
-}
-
-func killGroup(pid int) error {
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return err
-	}
-	return nil
 }
 
 func exitCode(cmd *exec.Cmd, waitErr error) int {
@@ -268,33 +254,4 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
-}
-
-// capped keeps the first max bytes written and drops the rest, so a hook
-// that prints megabytes costs max bytes; writes never fail.
-type capped struct {
-	mu      sync.Mutex
-	max     int
-	buf     []byte // guarded by mu
-	dropped int    // guarded by mu
-}
-
-func newCapped(max int) *capped { return &capped{max: max} }
-
-func (b *capped) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	keep := min(len(p), b.max-len(b.buf))
-	b.buf = append(b.buf, p[:keep]...)
-	b.dropped += len(p) - keep
-	return len(p), nil
-}
-
-func (b *capped) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.dropped == 0 {
-		return string(b.buf)
-	}
-	return string(b.buf) + "\n[output truncated: " + strconv.Itoa(b.dropped) + " more bytes]"
 }

@@ -33,9 +33,11 @@
 // "hermes sandbox: …" line on stderr says why; nothing ran), 126 or 127
 // when the command cannot be executed or found, as with env(1).
 //
-// Layout: sandbox.go and env.go are the API; command_linux.go clones the
-// helper and probes; helper_linux.go is the helper's sequence, with the
-// mount view in view_linux.go, privileges in privs_linux.go, Landlock in
+// Layout: sandbox.go and env.go are the API, with group_linux.go (the
+// process group every agent-caused command leads, killed whole) and
+// output.go (the capped buffer its output goes to); command_linux.go
+// clones the helper and probes; helper_linux.go is the helper's sequence,
+// with the mount view in view_linux.go, privileges in privs_linux.go, Landlock in
 // landlock_linux.go and allow_linux.go, seccomp in seccomp_*.go.
 //
 // The package imports nothing internal; the daemon owns one Launcher.

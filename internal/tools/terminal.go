@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hermes-gateway/hermes/internal/faults"
@@ -174,7 +173,7 @@ func runCommand(ctx context.Context, env *Env, command string, timeout time.Dura
 	if err != nil {
 		return failf("not run: the sandbox could not be built (sandbox.mode %s): %v", env.Sandbox.Status().Mode, err), nil
 	}
-	out := newCappedBuffer(outputCap(env))
+	out := sandbox.NewCappedBuffer(outputCap(env))
 	cmd.Stdout, cmd.Stderr = out, out // one pipe: output stays in order
 	if err := cmd.Start(); err != nil {
 		return failf("cannot start bash: %v", err), nil
@@ -210,21 +209,8 @@ func toolCommand(ctx context.Context, env *Env, outside bool, argv ...string) (*
 			return nil, err
 		}
 	}
-	if cmd.SysProcAttr == nil { // keep what the launcher set (namespaces)
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pdeathsig = true, syscall.SIGKILL
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	cmd.WaitDelay = pipeGrace
+	sandbox.LeadGroup(cmd, pipeGrace)
 	return cmd, nil
-}
-
-// killGroup SIGKILLs the process group led by pid.
-func killGroup(pid int) error {
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return err
-	}
-	return nil
 }
 
 func commandResult(output string, waitErr error, timedOut bool, timeout time.Duration) Result {

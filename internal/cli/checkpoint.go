@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hermes-gateway/hermes/internal/client"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 )
 
@@ -26,24 +27,13 @@ func sessionsCheckpointsCommand(e *env) *cobra.Command {
 }
 
 func sessionsCheckpoints(ctx context.Context, e *env, arg string, asJSON bool) error {
-	c, err := connect(ctx, e.home, false)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	id, err := resolveSessionID(ctx, c, arg)
-	if err != nil {
-		return err
-	}
-	res, err := c.Checkpoints(ctx, id)
-	if err != nil {
-		return callFailure("session.checkpoints", err)
-	}
-	if asJSON {
-		return writeJSON(e.io.Out, res)
-	}
-	printCheckpoints(e.io.Out, res.Checkpoints)
-	return nil
+	_, err := onSession(ctx, e, arg, "session.checkpoints", asJSON, func(c *client.Client, id string) (protocol.SessionCheckpointsResult, error) {
+		return c.Checkpoints(ctx, id)
+	}, func(w io.Writer, _ string, res protocol.SessionCheckpointsResult) error {
+		printCheckpoints(w, res.Checkpoints)
+		return nil
+	})
+	return err
 }
 
 func printCheckpoints(w io.Writer, cks []protocol.Checkpoint) {
@@ -118,24 +108,15 @@ func rewindMode(files, conversation, both bool) (string, error) {
 }
 
 func sessionsRewind(ctx context.Context, e *env, arg string, p protocol.SessionRewindParams, asJSON bool) error {
-	c, err := connect(ctx, e.home, false)
+	res, err := onSession(ctx, e, arg, "session.rewind", asJSON, func(c *client.Client, id string) (protocol.SessionRewindResult, error) {
+		p.SessionID = id
+		return c.Rewind(ctx, p)
+	}, func(w io.Writer, _ string, res protocol.SessionRewindResult) error {
+		printRewind(w, res)
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	defer c.Close()
-	if p.SessionID, err = resolveSessionID(ctx, c, arg); err != nil {
-		return err
-	}
-	res, err := c.Rewind(ctx, p)
-	if err != nil {
-		return callFailure("session.rewind", err)
-	}
-	if asJSON {
-		if err := writeJSON(e.io.Out, res); err != nil {
-			return err
-		}
-	} else {
-		printRewind(e.io.Out, res)
 	}
 	if res.Status == "conflicts" {
 		return failf(exitRuntime, "nothing was changed: %d file(s) changed since the agent wrote them; "+

@@ -68,6 +68,37 @@ func sessionsList(ctx context.Context, e *env, stored, asJSON bool, limit int) e
 	return nil
 }
 
+// onSession is the shape of the verbs on one session: connect to the
+// running daemon (never starting one), resolve arg (an ID or a unique
+// prefix), call with the session ID, then print the result (as JSON with
+// asJSON, else with print) and return it. call's error is wrapped with
+// callFailure(method, …); with method "" it is returned as it is (call
+// names its own RPCs).
+func onSession[R any](ctx context.Context, e *env, arg, method string, asJSON bool,
+	call func(c *client.Client, id string) (R, error), print func(w io.Writer, id string, res R) error) (R, error) {
+	var zero R
+	c, err := connect(ctx, e.home, false)
+	if err != nil {
+		return zero, err
+	}
+	defer c.Close()
+	id, err := resolveSessionID(ctx, c, arg)
+	if err != nil {
+		return zero, err
+	}
+	res, err := call(c, id)
+	if err != nil {
+		if method != "" {
+			err = callFailure(method, err)
+		}
+		return zero, err
+	}
+	if asJSON {
+		return res, writeJSON(e.io.Out, res)
+	}
+	return res, print(e.io.Out, id, res)
+}
+
 // writeJSON prints v as indented JSON. Runes a terminal would interpret
 // (DEL, C1 controls, bidi marks; json already escapes C0) are written as
 // \u escapes: the same JSON value, and nothing in it drives the terminal.
@@ -126,24 +157,13 @@ func sessionsInfoCommand(e *env) *cobra.Command {
 }
 
 func sessionsInfo(ctx context.Context, e *env, arg string, asJSON bool) error {
-	c, err := connect(ctx, e.home, false)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	id, err := resolveSessionID(ctx, c, arg)
-	if err != nil {
-		return err
-	}
-	info, err := c.SessionInfo(ctx, id)
-	if err != nil {
-		return callFailure("session.info", err)
-	}
-	if asJSON {
-		return writeJSON(e.io.Out, info)
-	}
-	printInfo(e.io.Out, id, info)
-	return nil
+	_, err := onSession(ctx, e, arg, "session.info", asJSON, func(c *client.Client, id string) (protocol.SessionInfo, error) {
+		return c.SessionInfo(ctx, id)
+	}, func(w io.Writer, id string, info protocol.SessionInfo) error {
+		printInfo(w, id, info)
+		return nil
+	})
+	return err
 }
 
 func printInfo(w io.Writer, id string, info protocol.SessionInfo) {
@@ -186,25 +206,17 @@ func sessionsResolveCommand(e *env) *cobra.Command {
 // sessionsResolve settles an unknown admission: resume first to learn its
 // execution_generation from the snapshot's pending list.
 func sessionsResolve(ctx context.Context, e *env, arg, admission string) error {
-	c, err := connect(ctx, e.home, false)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	sid, err := resolveSessionID(ctx, c, arg)
-	if err != nil {
-		return err
-	}
-	rec, err := resolveUnknown(ctx, c, sid, admission)
-	if err != nil {
-		return err
-	}
-	outcome := "-"
-	if rec.Outcome != nil {
-		outcome = *rec.Outcome
-	}
-	fmt.Fprintf(e.io.Out, "admission %s: %s (%s); the session's queue goes on\n", rec.AdmissionID, rec.Status, outcome)
-	return nil
+	_, err := onSession(ctx, e, arg, "", false, func(c *client.Client, sid string) (protocol.Receipt, error) {
+		return resolveUnknown(ctx, c, sid, admission)
+	}, func(w io.Writer, _ string, rec protocol.Receipt) error {
+		outcome := "-"
+		if rec.Outcome != nil {
+			outcome = *rec.Outcome
+		}
+		fmt.Fprintf(w, "admission %s: %s (%s); the session's queue goes on\n", rec.AdmissionID, rec.Status, outcome)
+		return nil
+	})
+	return err
 }
 
 func resolveUnknown(ctx context.Context, c *client.Client, sid, admission string) (protocol.Receipt, error) {

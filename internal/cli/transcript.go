@@ -54,32 +54,21 @@ func sessionsShow(ctx context.Context, e *env, arg string, o showOptions) error 
 	if o.asJSON && o.markdown {
 		return usagef("sessions show: --json and --markdown exclude each other")
 	}
-	c, err := connect(ctx, e.home, false)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	t, err := fetchTranscript(ctx, c, arg)
-	if err != nil {
-		return err
-	}
-	switch {
-	case o.asJSON:
-		return writeJSON(e.io.Out, t)
-	case o.markdown:
-		return printMarkdown(e.io.Out, t, o.full)
-	}
-	return printTranscript(e.io.Out, t, o.full)
+	_, err := onSession(ctx, e, arg, "", o.asJSON, func(c *client.Client, sid string) (protocol.Transcript, error) {
+		return fetchTranscript(ctx, c, sid)
+	}, func(w io.Writer, _ string, t protocol.Transcript) error {
+		if o.markdown {
+			return printMarkdown(w, t, o.full)
+		}
+		return printTranscript(w, t, o.full)
+	})
+	return err
 }
 
-// fetchTranscript reads a session's info and every message of its current
-// transcript, page by page from the newest (session.messages), without
-// attaching.
-func fetchTranscript(ctx context.Context, c *client.Client, arg string) (protocol.Transcript, error) {
-	sid, err := resolveSessionID(ctx, c, arg)
-	if err != nil {
-		return protocol.Transcript{}, err
-	}
+// fetchTranscript reads session sid's info and every message of its
+// current transcript, page by page from the newest (session.messages),
+// without attaching.
+func fetchTranscript(ctx context.Context, c *client.Client, sid string) (protocol.Transcript, error) {
 	info, err := c.SessionInfo(ctx, sid)
 	if err != nil {
 		return protocol.Transcript{}, callFailure("session.info", err)

@@ -2,14 +2,18 @@
 // docs/architecture.md. The rule lives only there: this test parses the
 // document's package table (package → the internal packages it may import)
 // and its "Clients stay clients" table, and checks `go list` against them, so
-// the document and the check can never disagree.
+// the document and the check can never disagree. It also checks that every
+// package's own doc comment states its side of the rule.
 package hermes_test
 
 import (
 	"bufio"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -205,6 +209,51 @@ func TestArchitectureClientsNeverReachTheServerSide(t *testing.T) {
 			if name, ok := strings.CutPrefix(d, mod); ok && slices.Contains(r.serverSide, name) {
 				t.Errorf("%s reaches %s", c, name)
 			}
+		}
+	}
+}
+
+// The phrases a package doc uses to state its side of the dependency rule.
+const (
+	mustNever = "must never import"
+	noImports = "imports nothing internal"
+)
+
+// TestArchitecturePackageDocsSayWhatTheyMustNeverImport checks that the
+// package comment of every package under internal/ and cmd/ says what the
+// package must never import (or that it imports nothing internal), and that
+// a package claiming to import nothing internal has a "—" row. The comment is
+// read with go/parser from the files `go list` builds (the files go doc
+// reads), with line breaks folded, so wrapping never hides the phrase.
+func TestArchitecturePackageDocsSayWhatTheyMustNeverImport(t *testing.T) {
+	r := readRule(t)
+	for _, line := range goList(t, `{{.ImportPath}}|{{.Dir}}|{{join .GoFiles ","}}`, "./internal/...", "./cmd/...") {
+		pkg, rest, _ := strings.Cut(line, "|")
+		dir, files, _ := strings.Cut(rest, "|")
+		var docs []string
+		fset := token.NewFileSet()
+		for _, name := range strings.Split(files, ",") {
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.PackageClauseOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatalf("%s: %v", pkg, err)
+			}
+			if f.Doc != nil {
+				docs = append(docs, f.Doc.Text())
+			}
+		}
+		doc := strings.Join(strings.Fields(strings.Join(docs, " ")), " ")
+		switch {
+		case doc == "":
+			t.Errorf("%s has no package doc comment (put it in doc.go)", pkg)
+		case !strings.Contains(doc, mustNever) && !strings.Contains(doc, noImports):
+			t.Errorf("%s: its package doc does not say what it must never import (%q or %q, consistent with %s)", pkg, mustNever, noImports, archDoc)
+		}
+		name, internal := strings.CutPrefix(pkg, mod)
+		if !internal || !strings.Contains(doc, noImports) {
+			continue
+		}
+		if ok, known := r.allowed[name]; r.anyImport[name] || (known && len(ok) > 0) {
+			t.Errorf("%s: its package doc says it %s, but its row in %s allows internal imports", name, noImports, archDoc)
 		}
 	}
 }

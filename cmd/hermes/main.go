@@ -1,5 +1,9 @@
 // Command hermes is the Hermes Gateway binary: the daemon, its clients and
 // its admin verbs (see `hermes help`).
+//
+// It imports only cli and sandbox (the sandbox-exec helper must take over
+// before anything else runs) and must never import any other internal
+// package: every command lives in cli.
 package main
 
 import (

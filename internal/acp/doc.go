@@ -3,6 +3,11 @@
 // source acp. It speaks to the gateway only through internal/client and
 // internal/protocol.
 //
+// It may import only client, protocol and ids, and must never import the
+// server side (store, authority, server, daemon, events, tools, sandbox, …),
+// not even transitively: it is a client like any other
+// (docs/architecture.md, "Clients stay clients").
+//
 // Mapping:
 //
 //	initialize            → capabilities (loadSession)

@@ -4,6 +4,11 @@
 // or cancellation. It knows nothing of SQLite or WebSockets: persistence and
 // fanout happen behind Recorder.
 //
+// It also owns the summary request compression makes (Summarize). It may
+// import only model and tools, and must never import store, events, server
+// or authority: Recorder is all it sees of a session, which is what lets the
+// worker run the same loop in another process.
+//
 // Guarantees:
 //   - Every message is handed to Recorder.Message as soon as it is complete,
 //     in transcript order (user input, assistant, its tool results, …).

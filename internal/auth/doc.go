@@ -2,6 +2,10 @@
 // derives from a connection, its capability set, the subject namings of each
 // surface, the native ticket store and the secret helpers (docs/protocol.md#control-socket, #gates).
 //
+// It may import only protocol and must never import the gates that call it
+// (server, control, dashboard) nor store: tickets live in memory only, so a
+// restart ends every one of them.
+//
 // Invariants:
 //   - Identity and capabilities are derived by the server from how a
 //     connection authenticated, never from request params. Caps is a value

@@ -3,6 +3,12 @@
 // FIFO one turn at a time, and holds the approval and clarify waiters that
 // outlive every viewer.
 //
+// It must never import the transports that call it (server, dashboard,
+// control, rpc), the daemon that wires it, nor what the daemon wires beside
+// it (config, metrics, mcp): settings arrive in Options, measurements leave
+// through the Observer interface, and MCP tools arrive through the MCPTools
+// func the daemon supplies.
+//
 // # Invariants
 //
 //   - Nothing becomes visible in memory before its commit: a session is live

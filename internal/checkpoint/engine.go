@@ -3,6 +3,10 @@
 // the profile home, that snapshots a cwd before an agent changes it and puts
 // paths back on a rewind.
 //
+// It imports nothing internal and must never import store, session or
+// authority: the authority decides when a cwd is snapshotted and which
+// commits a session keeps.
+//
 // Invariants:
 //   - The user's own repository is never touched: every git process runs with
 //     GIT_DIR (the shadow repository), GIT_WORK_TREE (the cwd) and

@@ -1,7 +1,3 @@
-// Package cli is the composition root of the hermes binary: it parses the
-// command line (a cobra command tree, root.go) and runs the daemon (gateway
-// run), the admin verbs over the control socket and the WebSocket protocol,
-// and the clients.
 package cli
 
 import (

@@ -2,6 +2,11 @@
 // API (docs/protocol.md#websocket, #events), used by the CLI, the TUI, ACP and the API and process
 // tests.
 //
+// It may import only rpc and protocol, and must never import the server side
+// (store, authority, server, daemon, dashboard, events, agent, tools,
+// sandbox, worker, mcp), not even transitively: the "Clients stay clients"
+// table of docs/architecture.md, which the architecture test checks.
+//
 // Dial performs the upgrade on <apiOrigin>/api/ws, offering subprotocol
 // hermes-gateway-v1 (plus hermes-gateway-ticket.<t> for a native ticket),
 // refuses a server that does not select hermes-gateway-v1, and returns only

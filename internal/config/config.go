@@ -3,6 +3,10 @@
 // live command_allowlist and its one write path (AppendAllowlist), and the
 // redacted snapshot frozen into a session's policy.
 //
+// It imports nothing internal and must never import the packages that use a
+// setting (authority, tools, sandbox, server): the daemon and the doctor
+// read the files, and everything else receives plain values.
+//
 // Unknown keys are ignored (and kept by AppendAllowlist); a key that is
 // absent or null keeps its default. Secrets never live in config.yaml: keys
 // are named by *_env variables and resolved from the process environment or

@@ -2,6 +2,11 @@
 // (docs/protocol.md#control-socket): `identify`, `status` and `session-ticket`, and the client side
 // (Call) used by the CLI and tests.
 //
+// It may import only auth (peers, subjects, tickets), protocol and
+// strictjson, and must never import authority, store or server: the daemon
+// answers through the Handler it passes to Listen, so the socket stays a
+// transport.
+//
 // Wire: one JSON line in, one JSON line out, then close. Requests are
 // {"protocol":1,"id":X,"verb":V,"params":{…}}, decoded by strictjson (unknown,
 // case-variant and duplicate keys and trailing data are refused); replies are

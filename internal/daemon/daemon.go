@@ -2,6 +2,11 @@
 // home lock, the store and its epoch, recovery, the listeners, and the
 // graceful stop. Run is the whole daemon; it returns when the context ends
 // (SIGTERM/SIGINT) after every goroutine it started has exited.
+//
+// It may import the authority and its transports together (its row in
+// docs/architecture.md), and must never import cli, doctor or service, which
+// call it, nor the clients (client, tui, acp): it is driven over its
+// sockets, never linked against its callers.
 package daemon
 
 import (

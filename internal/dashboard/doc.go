@@ -3,6 +3,11 @@
 // gate, the browser's WebSocket tickets, the per-process internal
 // credential, the terminal pane and the embedded web UI (docs/protocol.md#gates).
 //
+// It may import only auth, protocol, server and gate, and must never import
+// authority, store or daemon: a browser reaches sessions through /api/ws
+// like every other client, and the terminal pane is the hermes binary
+// (`hermes chat`) in a child process.
+//
 // A *Dashboard is a server.Dashboard: the server mounts it on every route
 // but /api/ws (behind its Host guard and security headers) and delegates the
 // ?ticket= and ?internal= upgrades of /api/ws to AuthenticateWS.

@@ -6,6 +6,11 @@
 // model endpoint, skipped when Offline) is a model list or a 1-token
 // completion. API keys are sent to their endpoint and never printed; the
 // endpoint's error bodies (which may echo a key) are never shown.
+//
+// It may import only config, control, daemon (CheckHome), sandbox and store,
+// and must never import authority, server or dashboard: it inspects a home
+// through its files, its database and its control socket, never by running
+// the gateway's parts.
 package doctor
 
 import (

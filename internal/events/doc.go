@@ -3,6 +3,10 @@
 // itself is written by the store inside the state transaction; the hub only
 // fans out what the caller has committed.
 //
+// It may import only protocol (the event shape) and must never import store
+// or authority: keeping the journal out of the hub is what makes it a pure
+// in-memory component with its own goleak tests.
+//
 // # Delivery semantics
 //
 //   - Same order for everyone. Every subscription of a session receives the

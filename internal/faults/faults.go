@@ -2,6 +2,11 @@
 // Hit to nothing; binaries built with -tags faults read HERMES_FAULTS
 // ("point[@N][:action][,point…]", action crash = SIGKILL self, hang = block
 // forever) and act at the Nth time a point is reached.
+//
+// It owns the point names and the HERMES_FAULTS grammar, nothing of what a
+// crash means to its caller. It imports nothing internal: store, model,
+// tools, authority and daemon all call Hit, so faults must stay below every
+// one of them.
 package faults
 
 // Named points (docs/protocol.md#fault-points). Callers pass these constants, never literals.

@@ -7,6 +7,11 @@
 // after the daemon exited (OpenDB) and keeps an fsynced effects ledger that
 // shell commands run by the terminal tool append to (Ledger).
 //
+// It may import only client, control, protocol, rpc, modeltest and store,
+// and must never import authority, server or daemon: the daemon under test
+// runs in its own process, reached only the way a real client or operator
+// reaches it.
+//
 // Tests wait for conditions with deadlines (Await, Recorder.Await), never
 // with sleeps. Every process and connection the package starts is ended in
 // t.Cleanup; a failed test prints the daemon's captured output.

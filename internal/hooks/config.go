@@ -1,14 +1,3 @@
-// Package hooks runs the user's hook commands around a session's work, in
-// the shape and with the protocol Claude Code hooks use (issue 12): the
-// configuration (event → [{matcher, hooks: [{type: command, command,
-// timeout, fail_closed}]}]), the tool-name matcher, the stdin/stdout/exit
-// code protocol, and the Runner that starts each hook through the one
-// sandbox Launcher, in the session cwd, under the tool sandbox policy, with
-// a timeout that kills its process group.
-//
-// The package decides nothing about consent or journaling: the authority
-// freezes a session's hook set at creation, asks for project-hook consent,
-// and journals every Result as hook.run.
 package hooks
 
 import (

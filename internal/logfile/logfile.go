@@ -3,6 +3,9 @@
 // removed) and Tail, which prints the log and follows it across those
 // rotations (`hermes gateway logs [-f]`).
 //
+// It imports nothing internal and must never import config or daemon:
+// logging.max_mb and logging.keep reach it as the two numbers Open takes.
+//
 // Every file is owner-only (0600), whatever the umask. A Writer is safe for
 // concurrent use; each Write lands whole in one file (a record is never
 // split across a rotation). One process writes a log: the daemon's home

@@ -1,6 +1,11 @@
 // Package mcp runs the Model Context Protocol servers whose tools the
 // agent may call (issue 13), with the official Go SDK as the client.
 //
+// It may import only protocol (the MCPState names) and tools (every MCP tool
+// is a tools.Tool), and must never import authority, agent or store: the
+// daemon hands the authority a function that returns a session's MCP tools
+// (authority.Options.MCPTools), so neither imports the other.
+//
 // # Invariants
 //
 //   - One running server per configuration (Config.Key, a hash of the whole

@@ -2,6 +2,10 @@
 // /chat/completions endpoints (OpenAI, OpenRouter, vLLM, llama.cpp, Ollama),
 // streaming (SSE) and non-streaming (JSON).
 //
+// It may import only faults and ids, and must never import agent, tools or
+// anything of a session: it speaks one endpoint's wire format and knows no
+// turn.
+//
 // Retry policy: an attempt is retried with exponential backoff only while
 // nothing of the response body has been received (connection refused, 408,
 // 429, 5xx, a reset before the first byte). Once output has started, any

@@ -2,6 +2,10 @@
 // /chat/completions endpoint for tests at every level, including a built
 // binary in another process (it listens on 127.0.0.1).
 //
+// It may import only model (the wire types it serves) and must never import
+// agent, authority or anything else above the client it fakes; only tests
+// import it.
+//
 // Replies are scripted (Script, consumed in order, one per request) or
 // computed (Handle). A Reply can also misbehave the way real servers do:
 // HTTP errors, held replies (Barrier), a connection closed mid-stream, a

@@ -2,6 +2,9 @@
 // discovery, an authorize endpoint that answers at once for the configured
 // user, a token endpoint that checks PKCE S256 and the redirect URI, and
 // JWKS. It signs RS256 ID tokens with a key made per provider.
+//
+// It imports nothing internal and must never import dashboard, the code it
+// stands in a provider for; only tests import it.
 package oidctest
 
 import (

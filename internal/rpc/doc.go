@@ -2,6 +2,11 @@
 // #errors): one Conn per message stream, used by the server (with a
 // Mux of handlers) and by the Go client (Call, OnNotify for events).
 //
+// It owns the engine, not the methods. It may import only protocol (the
+// error reasons WireError maps) and strictjson (DecodeParams), and must
+// never import server, client or authority: both sides of the wire share it,
+// and neither may reach the other through it.
+//
 // # Wire
 //
 // Every frame is one JSON object. A request carries "id" and "method"; a

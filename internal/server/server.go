@@ -4,6 +4,11 @@
 // params strictly, check what only a connection knows (has it attached the
 // session?) and call the authority. Identity and capabilities come from the
 // gate, never from params.
+//
+// It may import only rpc, protocol, authority, auth, events, gate and ids,
+// and must never import store, daemon or dashboard: every state change goes
+// through the authority, and the dashboard plugs in as a server.Dashboard,
+// not as an import.
 package server
 
 import (

@@ -5,6 +5,10 @@
 // unit), and says when lingering is off, since without it a user service
 // stops at logout and does not start at boot.
 //
+// It imports nothing internal and must never import daemon or config: the
+// unit only names the binary and its home, and systemd starts the daemon
+// like any other command.
+//
 // The unit's hardening is what a user unit can apply without breaking the
 // tool sandbox (docs/security.md): the sandbox needs unprivileged user
 // namespaces, mount namespaces and Landlock in the gateway's own process.

@@ -2,8 +2,13 @@
 // sessions: validation of session.create, toolset folding, the logical id
 // and route, the creation receipt, its restore checks and the lineage rules
 // (docs/protocol.md#session-create, #receipt, #restore-checks, #toolsets). It imports only protocol,
-// holds no state, runs no SQL and no network; it reads the filesystem only
-// to check a cwd, detect a code workspace and render skills.
+// ids and strictjson, holds no state, runs no SQL and no network; it reads
+// the filesystem only to check a cwd, detect a code workspace and render
+// skills.
+//
+// It must never import store, tools or authority: the store keeps the
+// receipt and policy JSON built and checked here, and tools get what they
+// need through tools.Env, so the pure policy stays a leaf next to protocol.
 //
 // Identity:
 //   - logical id = "local-" + hex sha256 of the compact JSON array

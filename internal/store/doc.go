@@ -3,6 +3,12 @@
 // typed reads and writes for sessions, routes, state_meta, admissions,
 // results, the event journal, transcripts and mutation receipts.
 //
+// It may import only queue (the transition table every admission move is
+// looked up in) and faults, and must never import session, events or
+// authority: it keeps receipts and policies as the JSON session builds, and
+// its journal rows reach viewers only when the authority publishes them to
+// the hub.
+//
 // # Connections and concurrency
 //
 // One writer connection (MaxOpenConns 1, never recycled, holding every hot

@@ -1,7 +1,3 @@
-// Package tools holds the agent's tools, the toolset registry, the
-// dangerous-command classifier and the scrubbed environment of child
-// processes. Tools know nothing of SQLite or WebSockets: everything they need
-// from the session arrives in an Env.
 package tools
 
 import (

@@ -3,6 +3,11 @@
 // internal/protocol; the command line (internal/cli) supplies the
 // connection factory.
 //
+// It may import only client, protocol and ids, and must never import the
+// server side (store, authority, server, daemon, events, tools, sandbox, …),
+// not even transitively: it is a client like any other
+// (docs/architecture.md, "Clients stay clients").
+//
 // # Shape
 //
 // Model keeps the view state of one attached session: the transcript

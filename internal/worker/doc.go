@@ -6,6 +6,11 @@
 // daemon's environment or credentials: the only secret a worker sees is the
 // API key the daemon chose for the turn, and it arrives over stdin.
 //
+// It may import only agent, model, tools, protocol and sandbox, and must
+// never import authority, store or config: the daemon side talks to the Host
+// the authority implements, and the worker side receives everything in its
+// Spec over stdin, so a worker process holds nothing of the daemon's.
+//
 // # Process
 //
 // The worker is started from argv with exactly PATH=/usr/local/bin:/usr/bin:/bin,

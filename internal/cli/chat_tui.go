@@ -28,14 +28,16 @@ func runTUI(ctx context.Context, e *env, o chatOptions) error {
 		_ = c.Close()
 		return err
 	}
+	sandbox, mcp := headerInfo(ctx, c)
 	opts := tui.Options{
 		Client: c,
 		Dial: func(ctx context.Context) (*client.Client, error) {
 			return connect(ctx, e.home, false)
 		},
-		Resume:  o.resume,
-		Create:  params,
-		Sandbox: sandboxInfo(ctx, c),
+		Resume:     o.resume,
+		Create:     params,
+		Sandbox:    sandbox,
+		MCPServers: mcp,
 	}
 	if err := tui.Run(ctx, opts, e.io.In, e.io.Out); err != nil {
 		return failf(exitRuntime, "chat: %v", err)
@@ -55,12 +57,12 @@ func (o chatOptions) target(ctx context.Context, c *client.Client, cwd string) (
 	return "", nil
 }
 
-// sandboxInfo is the gateway's sandbox for the header; nil when describe
-// fails (the header then shows none, and the session goes on).
-func sandboxInfo(ctx context.Context, c *client.Client) *protocol.SandboxInfo {
+// headerInfo is the gateway's sandbox and MCP servers for the header; nil
+// when describe fails (the header then shows none, and the session goes on).
+func headerInfo(ctx context.Context, c *client.Client) (*protocol.SandboxInfo, []protocol.MCPServerStatus) {
 	d, err := c.Describe(ctx)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return d.Sandbox
+	return d.Sandbox, d.MCPServers
 }

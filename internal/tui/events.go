@@ -104,6 +104,9 @@ func (m *Model) event(ev protocol.Event) tea.Cmd {
 		return m.attachCmd(attach{old: m.sid, subID: m.subID})
 	}
 	m.apply(ev)
+	if mcpToolFailed(ev) && m.c != nil {
+		return mcpStatusCmd(m.c, m.gen, false)
+	}
 	return nil
 }
 

@@ -25,6 +25,9 @@ type Options struct {
 	// Sandbox is the gateway's sandbox (runtime.describe), for the header;
 	// nil shows none.
 	Sandbox *protocol.SandboxInfo
+	// MCPServers are the gateway's MCP servers (runtime.describe) until
+	// the first mcp.status answers; the header shows the failed ones.
+	MCPServers []protocol.MCPServerStatus
 }
 
 // Model is the bubbletea model of `hermes chat`. Its methods run on the
@@ -72,6 +75,9 @@ type Model struct {
 	height  int          // terminal rows; 0 = unknown
 	fatal   error        // why the UI quit on its own
 	reading int          // gen+1 of the connection whose event reader runs; 0 none
+
+	mcp        []protocol.MCPServerStatus // last known MCP servers (mcp.go)
+	mcpPolling int                        // gen+1 of the connection whose mcp.status poll runs; 0 none
 }
 
 // New returns a model that attaches as opts says once Init runs.
@@ -81,7 +87,7 @@ func New(opts Options) *Model {
 	in.Placeholder = "message, or /help"
 	in.Focus()
 	return &Model{opts: opts, c: opts.Client, texts: map[string]string{}, live: -1, input: in,
-		picked: map[int]bool{}, failed: map[string]string{}, sel: -1, status: "connecting"}
+		picked: map[int]bool{}, failed: map[string]string{}, sel: -1, status: "connecting", mcp: opts.MCPServers}
 }
 
 // Init attaches on the initial connection, or dials one.
@@ -144,6 +150,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case checkpointsMsg, rewoundMsg:
 		return m, m.onRewindMsg(msg)
+	case mcpStatusMsg, mcpTickMsg:
+		return m, m.onMCP(msg)
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
@@ -211,13 +219,14 @@ func (m *Model) onAttached(msg attachedMsg) tea.Cmd {
 		m.attached, m.status = true, "connected"
 		m.rebuild(msg.snap)
 	}
+	mcp := m.mcpPollOnce()
 	var held tea.Cmd
 	if m.attaching == 0 {
 		h := m.held
 		m.held = nil
 		held = m.applyHeld(h)
 	}
-	return tea.Batch(held, nextEventOnce(m)) // a closed connection reports itself in nextEvent
+	return tea.Batch(held, mcp, nextEventOnce(m)) // a closed connection reports itself in nextEvent
 }
 
 // nextEventOnce starts the event reader unless one is running for this

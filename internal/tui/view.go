@@ -81,12 +81,19 @@ func (m *Model) header(w int) string {
 		state += " " + u
 	}
 	sb, sbStyle := sandboxLabel(m.opts.Sandbox)
+	mcp := mcpLabel(m.mcp)
 	room := w - len(state) - 2
 	if sb != "" {
 		room -= len(sb) + 2
 	}
+	if mcp != "" {
+		room -= ansi.StringWidth(mcp) + 2
+	}
 	h := styleHeader.Render(ansi.Truncate(strings.Join(parts, " · "), max(room, 10), "…")) +
 		"  " + styleDim.Render(state)
+	if mcp != "" {
+		h += "  " + styleWarn.Render(mcp)
+	}
 	if sb != "" {
 		h += "  " + sbStyle.Render(sb)
 	}

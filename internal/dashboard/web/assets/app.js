@@ -22,12 +22,13 @@ async function main() {
   wire();
   gw.addEventListener('state', (e) => { $('conn').dataset.state = e.detail; $('conn').textContent = e.detail; });
   gw.addEventListener('unauthorized', () => location.reload());
-  gw.addEventListener('event', (e) => view.onEvent(e.detail));
+  gw.addEventListener('event', (e) => { view.onEvent(e.detail); mcpToolFailed(e.detail); });
   gw.addEventListener('reconnected', () => { loadSessions(); loadSandbox(); view.reconnect(); });
   await connectFirst();
   loadSessions();
   loadSandbox();
   setInterval(loadSessions, 15000);
+  setInterval(loadMCP, mcpPollMs);
 }
 
 async function connectFirst() {
@@ -47,6 +48,7 @@ async function loadSandbox() {
   if (!gw.ws) return;
   let d;
   try { d = await gw.call('runtime.describe'); } catch { return; }
+  showMCP(d.mcp_servers || []);
   const node = $('sandbox'), s = d.sandbox;
   node.hidden = !s;
   if (!s) return;
@@ -55,6 +57,44 @@ async function loadSandbox() {
   node.title = `sandbox.mode ${s.mode} · ${s.level}` +
     (s.landlock_abi ? ` · Landlock ABI ${s.landlock_abi}` : ' · no Landlock') + ` · network ${s.network}` +
     (s.level === 'none' ? ' · tools run with your full rights' : '');
+}
+
+// mcpPollMs is how often the header's MCP badges are refreshed with
+// mcp.status (besides runtime.describe at each connect).
+const mcpPollMs = 30000;
+
+async function loadMCP() {
+  if (!gw.ws) return;
+  let r;
+  try { r = await gw.call('mcp.status', {}); } catch { return; } // an older gateway: describe's list stays
+  showMCP(r.servers || []);
+}
+
+// mcpToolFailed refreshes the badges when a call of an MCP tool
+// (mcp__<server>__<tool>) in the open session ended with an error: its
+// server may have failed.
+function mcpToolFailed(ev) {
+  if (ev && ev.type === 'tool.complete' && ev.payload && ev.payload.error &&
+    String(ev.payload.name || '').startsWith('mcp__')) loadMCP();
+}
+
+// showMCP shows each failed MCP server as a warning badge in the header:
+// its name and the reason (cut by the stylesheet; whole in the tooltip),
+// all server text through visible() and textContent. At most three; the
+// rest are counted.
+function showMCP(servers) {
+  const node = $('mcp');
+  const failed = servers.filter((s) => s.state === 'failed');
+  const shown = failed.slice(0, 3).map((s) => {
+    const name = visible(s.name), why = visible(s.error || 'failed');
+    return el('span', { class: 'mcp-badge', dataset: { name: visible(s.name), state: s.state },
+      title: `MCP server ${name} (${visible(s.source)}, ${visible(s.transport)}) failed: ${why}` +
+        (s.restarts ? ` · ${s.restarts} restarts` : '') },
+    el('b', {}, `mcp: ${name} failed`), ' ', el('span', { class: 'why' }, why));
+  });
+  if (failed.length > shown.length) shown.push(el('span', { class: 'mcp-more' }, `+${failed.length - shown.length} failed`));
+  node.replaceChildren(...shown);
+  node.hidden = !failed.length;
 }
 
 function showSignIn(gated) {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hermes-gateway/hermes/internal/sandbox"
 )
 
 // stderrTail is how much of a stdio server's stderr is kept for the
@@ -27,8 +29,8 @@ type conn struct {
 	refresh chan struct{} // notifications/tools/list_changed (buffered 1)
 
 	m      *Manager
-	cmd    *exec.Cmd // stdio only
-	stderr *tail     // stdio only
+	cmd    *exec.Cmd           // stdio only
+	stderr *sandbox.TailBuffer // stdio only
 	once   sync.Once
 
 	mu     sync.Mutex
@@ -80,7 +82,7 @@ func (c *conn) transport(life context.Context, cfg Config) (sdk.Transport, error
 		if err != nil {
 			return nil, err
 		}
-		c.cmd, c.stderr = cmd, &tail{max: stderrTail}
+		c.cmd, c.stderr = cmd, sandbox.NewTailBuffer(stderrTail)
 		cmd.Stderr = c.stderr
 		cmd.WaitDelay = time.Second
 		return &startedTransport{inner: &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, c: c}, nil
@@ -177,7 +179,7 @@ func (c *conn) exitDetail() string {
 	if ps := c.cmd.ProcessState; reaped && ps != nil {
 		parts = append(parts, ps.String())
 	}
-	if line := c.stderr.lastLine(); line != "" {
+	if line := lastLine(c.stderr); line != "" {
 		parts = append(parts, "stderr: "+line)
 	}
 	if len(parts) == 0 {
@@ -208,32 +210,13 @@ func (h *headers) RoundTrip(r *http.Request) (*http.Response, error) {
 	return h.base.RoundTrip(r)
 }
 
-// tail keeps the last max bytes written to it.
-type tail struct {
-	max int
-
-	mu  sync.Mutex
-	buf []byte // guarded by mu
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-// lastLine is the last non-empty line written, cut to 300 bytes.
-func (t *tail) lastLine() string {
+// lastLine is the last non-empty line written to t (nil: none), cut to
+// 300 bytes.
+func lastLine(t *sandbox.TailBuffer) string {
 	if t == nil {
 		return ""
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
+	lines := strings.Split(strings.TrimSpace(t.String()), "\n")
 	return oneLine(lines[len(lines)-1])
 }
 

@@ -38,3 +38,33 @@ func (b *CappedBuffer) String() string {
 	}
 	return string(b.buf) + "\n[output truncated: " + strconv.Itoa(b.dropped) + " more bytes]"
 }
+
+// TailBuffer keeps the last max bytes written to it (a child's stderr,
+// for the line that says why it died). Writes never fail. It is safe for
+// concurrent writers.
+type TailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte // guarded by mu
+}
+
+// NewTailBuffer returns a buffer that keeps the last max bytes.
+func NewTailBuffer(max int) *TailBuffer { return &TailBuffer{max: max} }
+
+// Write appends p and drops what is older than the last max bytes.
+func (t *TailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// String returns the bytes kept.
+func (t *TailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

@@ -8,11 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/hermes-gateway/hermes/internal/agent"
+	"github.com/hermes-gateway/hermes/internal/sandbox"
 )
 
 // killGrace is how long a worker may take to stop after cancel, or to exit
@@ -74,7 +74,7 @@ type process struct {
 	pid    int
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
-	stderr *tail
+	stderr *sandbox.TailBuffer
 	waited chan error // receives cmd.Wait's result once; see stop
 }
 
@@ -88,7 +88,7 @@ func startProcess(argv []string, dir string) (*process, error) {
 	cmd.Dir = dir
 	cmd.Env = freshEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	w := &process{cmd: cmd, stderr: &tail{max: 4 << 10}, waited: make(chan error, 1)}
+	w := &process{cmd: cmd, stderr: sandbox.NewTailBuffer(4 << 10), waited: make(chan error, 1)}
 	cmd.Stderr = w.stderr
 	cmd.WaitDelay = killGrace // a descendant holding stderr open cannot block Wait
 	var err error
@@ -137,27 +137,4 @@ func (w *process) stop(kill bool, grace time.Duration) error {
 	}
 	_ = syscall.Kill(-w.pid, syscall.SIGKILL) // not reaped yet: the group id is still ours
 	return <-w.waited
-}
-
-// tail keeps the last max bytes written to it (the worker's stderr).
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte // guarded by mu
-}
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(b), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }

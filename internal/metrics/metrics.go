@@ -46,39 +46,20 @@ var (
 // collectors, and the scrape-time gauges of src (nil funcs are left out).
 func New(src Sources) *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry()}
-	m.turnDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: Namespace, Name: "turn_duration_seconds",
-		Help:    "Duration of executed turns (claim to settle), by outcome (completed, failed, interrupted).",
-		Buckets: turnBuckets,
-	}, []string{"outcome"})
-	m.modelDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: Namespace, Name: "model_request_duration_seconds",
-		Help:    "Latency of chat completion requests to the model endpoint, whole response, by outcome (ok, error).",
-		Buckets: modelBuckets,
-	}, []string{"outcome"})
-	m.modelTTFT = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Namespace: Namespace, Name: "model_time_to_first_token_seconds",
-		Help:    "Time from sending a streamed model request to its first text or reasoning delta.",
-		Buckets: modelBuckets,
-	})
-	m.tokens = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: Namespace, Name: "model_tokens_total",
-		Help: "Tokens the model endpoint reported in usage, by kind (prompt = in, completion = out).",
-	}, []string{"kind"})
-	m.toolDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: Namespace, Name: "tool_call_duration_seconds",
-		Help:    "Duration of tool calls, by tool (built-in name, or mcp) and outcome (ok, error = an error result the model sees, failed = interrupted or internal failure).",
-		Buckets: toolBuckets,
-	}, []string{"tool", "outcome"})
-	m.promptPending = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: Namespace, Name: "approvals_pending",
-		Help: "Approval and clarify prompts waiting for an answer, by kind (approval, file, escalation, clarify).",
-	}, []string{"kind"})
-	m.promptWait = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: Namespace, Name: "approval_wait_seconds",
-		Help:    "How long prompts waited, by kind and outcome (answered, timeout, interrupted).",
-		Buckets: promptBuckets,
-	}, []string{"kind", "outcome"})
+	m.turnDuration = prometheus.NewHistogramVec(histogramOpts("turn_duration_seconds",
+		"Duration of executed turns (claim to settle), by outcome (completed, failed, interrupted).", turnBuckets), []string{"outcome"})
+	m.modelDuration = prometheus.NewHistogramVec(histogramOpts("model_request_duration_seconds",
+		"Latency of chat completion requests to the model endpoint, whole response, by outcome (ok, error).", modelBuckets), []string{"outcome"})
+	m.modelTTFT = prometheus.NewHistogram(histogramOpts("model_time_to_first_token_seconds",
+		"Time from sending a streamed model request to its first text or reasoning delta.", modelBuckets))
+	m.tokens = prometheus.NewCounterVec(prometheus.CounterOpts(opts("model_tokens_total",
+		"Tokens the model endpoint reported in usage, by kind (prompt = in, completion = out).")), []string{"kind"})
+	m.toolDuration = prometheus.NewHistogramVec(histogramOpts("tool_call_duration_seconds",
+		"Duration of tool calls, by tool (built-in name, or mcp) and outcome (ok, error = an error result the model sees, failed = interrupted or internal failure).", toolBuckets), []string{"tool", "outcome"})
+	m.promptPending = prometheus.NewGaugeVec(prometheus.GaugeOpts(opts("approvals_pending",
+		"Approval and clarify prompts waiting for an answer, by kind (approval, file, escalation, clarify).")), []string{"kind"})
+	m.promptWait = prometheus.NewHistogramVec(histogramOpts("approval_wait_seconds",
+		"How long prompts waited, by kind and outcome (answered, timeout, interrupted).", promptBuckets), []string{"kind", "outcome"})
 	for _, k := range []string{TokensPrompt, TokensCompletion} {
 		m.tokens.WithLabelValues(k) // present at 0 from the start
 	}
@@ -90,6 +71,16 @@ func New(src Sources) *Metrics {
 		newScrapeCollector(src),
 	)
 	return m
+}
+
+// opts names an instrument of the gateway's namespace.
+func opts(name, help string) prometheus.Opts {
+	return prometheus.Opts{Namespace: Namespace, Name: name, Help: help}
+}
+
+// histogramOpts names a histogram of the gateway's namespace.
+func histogramOpts(name, help string, buckets []float64) prometheus.HistogramOpts {
+	return prometheus.HistogramOpts{Namespace: Namespace, Name: name, Help: help, Buckets: buckets}
 }
 
 // Registry is the registry the handler serves (for tests and additions).

@@ -55,9 +55,9 @@ var (
 	descJournalRows    = desc("journal_rows", "Rows of the session event journal (session_events).")
 	descDBBytes        = desc("database_bytes", "Size of the SQLite database files, by file (db, wal).", "file")
 	descWSConns        = desc("websocket_connections", "Open WebSocket connections.")
-	descCutOffs        = prometheus.NewDesc(Namespace+"_viewer_cutoffs_total", "Viewers cut off with session.replay_gap because they fell behind.", nil, nil)
+	descCutOffs        = desc("viewer_cutoffs_total", "Viewers cut off with session.replay_gap because they fell behind.")
 	descChildren       = desc("child_processes", "Running child processes by kind (tool; mcp for MCP servers).", "kind")
-	descStoreErrors    = prometheus.NewDesc(Namespace+"_metrics_store_errors_total", "Scrapes whose store read failed (the store gauges were left out of that scrape).", nil, nil)
+	descStoreErrors    = desc("metrics_store_errors_total", "Scrapes whose store read failed (the store gauges were left out of that scrape).")
 )
 
 func desc(name, help string, labels ...string) *prometheus.Desc {

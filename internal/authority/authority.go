@@ -93,7 +93,8 @@ type Config struct {
 // before accepting connections, Schedule once ready, and Close on shutdown.
 type Authority struct {
 	cfg    Config
-	reads  reads // the read models (reads.go)
+	reads  reads       // the read models (reads.go)
+	turns  turnBuilder // turn assembly (turnbuilder.go)
 	log    *slog.Logger
 	ctx    context.Context // cancelled by Close: stops every turn
 	cancel context.CancelFunc
@@ -117,6 +118,7 @@ func New(cfg Config) *Authority {
 	a := &Authority{cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel, live: map[string]*live{},
 		ckpt: newCheckpoints(cfg.ProfileHome, cfg.Logger)}
 	a.reads = reads{cfg: &a.cfg, lookup: a.liveSession, liveIDs: a.liveIDs}
+	a.turns = newTurnBuilder(a)
 	return a
 }
 

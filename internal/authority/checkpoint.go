@@ -171,7 +171,7 @@ func (t *turnCheckpoint) take(ctx context.Context) (id, reason string) {
 
 func (a *Authority) checkpointFailed(l *live, s stamp, reason string) {
 	p := protocol.CheckpointFailedPayload{AdmissionID: s.admissionID, Reason: reason}
-	if err := a.emit(context.WithoutCancel(a.ctx), l, protocol.EventCheckpointFailed, p, s); err != nil {
+	if err := a.emitDetached(l, protocol.EventCheckpointFailed, p, s); err != nil {
 		a.log.Error("journal event failed", "type", protocol.EventCheckpointFailed, "session_id", l.id, "err", err)
 	}
 }

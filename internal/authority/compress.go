@@ -63,7 +63,7 @@ func split(rows []store.Message, first, last int) (int, int) {
 // summary of middle (agent.Summarize); a failure is errModel's.
 func (a *Authority) summarize(ctx context.Context, l *live, middle []store.Message) (string, error) {
 	r := l.current()
-	client := model.New(model.Config{BaseURL: r.Policy.BaseURL, APIKey: a.modelKey(l, r.Policy, a.cfg.Settings())})
+	client := model.New(model.Config{BaseURL: r.Policy.BaseURL, APIKey: modelKey(l, r.Policy, a.cfg.Settings())})
 	summary, err := agent.Summarize(ctx, client, r.Policy.Model, modelMessages(middle))
 	if err != nil {
 		return "", fmt.Errorf("compression summary: %w: %w", errModel, err) // model_unavailable (reasons)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hermes-gateway/hermes/internal/agent"
 	"github.com/hermes-gateway/hermes/internal/faults"
 	"github.com/hermes-gateway/hermes/internal/model"
 	"github.com/hermes-gateway/hermes/internal/protocol"
@@ -132,6 +133,45 @@ func (a *Authority) runTurn(l *live, t *activeTurn, adm store.Admission) {
 		return
 	}
 	a.autoTitle(l, adm, res)
+}
+
+// execute runs one claimed admission with the session's frozen policy. It
+// never returns an error: every failure is an outcome the row settles with.
+func (a *Authority) execute(ctx context.Context, l *live, adm store.Admission) (res turnResult) {
+	defer func() {
+		if v := recover(); v != nil {
+			a.log.Error("turn panicked; contained to its session", "session_id", l.id, "panic", v)
+			res = panicResult(v)
+		}
+	}()
+	a.autoCompress(ctx, l)
+	r := l.current()
+	turn, iso, err := a.turns.build(ctx, l, r, adm)
+	if err != nil {
+		return turnResult{Outcome: protocol.OutcomeFailed, Error: err.Error()}
+	}
+	l.markBuilt()
+	defer a.endCheckpointTurn(l)
+	a.instrument(&turn)
+	hk, stop := a.turnHooks(ctx, l, r, adm, &turn)
+	if stop != nil {
+		return *stop
+	}
+	defer func() { hk.stop(ctx, res) }()
+	if iso != nil {
+		a.checkpointEagerly(ctx, turn.Env.BeforeMutate)
+		return settled(iso.run(ctx, turn))
+	}
+	return settled(agent.Run(ctx, turn))
+}
+
+// settled maps an agent result to what the admission settles with.
+func settled(out agent.Result) turnResult {
+	res := turnResult{Text: out.Text, Outcome: out.Outcome, Usage: usageJSON(out.Usage), tokens: out.Usage}
+	if out.Err != nil && out.Outcome != protocol.OutcomeCompleted {
+		res.Error = out.Err.Error()
+	}
+	return res
 }
 
 // turnResult is what an executed turn reports for settlement.

@@ -154,7 +154,7 @@ func (a *Authority) journalHook(l *live, s stamp, source string, c hooks.Command
 		DurationMS: res.Duration.Milliseconds(), Outcome: res.Outcome, Blocks: res.Blocks,
 		FailClosed: c.FailClosed, Tool: tool, Reason: cut(res.Reason, maxHookReason),
 	}
-	if err := a.emit(context.WithoutCancel(a.ctx), l, protocol.EventHookRun, p, s); err != nil {
+	if err := a.emitDetached(l, protocol.EventHookRun, p, s); err != nil {
 		a.log.Error("journal hook.run failed", "session_id", l.id, "err", err)
 	}
 	if res.Outcome == hooks.OutcomeFailed || res.Outcome == hooks.OutcomeTimeout {

@@ -53,7 +53,7 @@ func (a *Authority) sessionEvent(ctx context.Context, l *live, in hooks.Input) {
 	if err != nil || sh == nil || !sh.set.Has(in.Event) {
 		return
 	}
-	env := a.toolEnv(l, r.Policy, stamp{})
+	env := a.turns.toolEnv(l, r.Policy, stamp{})
 	in.SessionID, in.Cwd = l.id, r.Policy.Cwd
 	_, _ = a.fire(ctx, l, stamp{}, a.hookRunner(env), sh, a.projectAllowed(ctx, sh, r.Policy.Cwd), in)
 }

@@ -95,7 +95,7 @@ func (th *turnHooks) consent(ctx context.Context) error {
 		Kind: tools.KindHooks, PromptID: pr.wire.PromptID, ExecutionGeneration: th.s.generation,
 		Command: pr.wire.Command, Description: desc, Choices: choices,
 	}
-	ans, err := a.ask(ctx, th.l, th.s, pr, protocol.EventApprovalRequest, payload, a.cfg.Settings().ApprovalTimeout)
+	ans, err := a.turns.asker(th.l, th.s).ask(ctx, pr, protocol.EventApprovalRequest, payload, a.cfg.Settings().ApprovalTimeout)
 	if err != nil {
 		return err
 	}

@@ -10,34 +10,51 @@ import (
 	"github.com/hermes-gateway/hermes/internal/worker"
 )
 
-// runIsolated runs a safe_mode turn in `hermes worker`: a fresh process
-// with a fresh environment and no daemon credentials, whose callbacks
-// (messages, events, approvals, clarify) come back through the same
-// recorder and prompts as an in-process turn.
-func (a *Authority) runIsolated(ctx context.Context, t agent.Turn, pol session.Policy, key string) agent.Result {
-	if len(a.cfg.WorkerCommand) == 0 {
+// isolated is how a safe_mode turn runs: in `hermes worker`, a fresh
+// process with a fresh environment and no daemon credentials, whose
+// callbacks (messages, events, approvals, clarify) come back through the
+// same recorder and prompts as an in-process turn. spec holds what the
+// policy and the tool Env say; run adds the turn's own fields.
+type isolated struct {
+	command []string // the hermes worker argv; nil: the daemon lacks it
+	spec    worker.Spec
+}
+
+// isolate is the isolated run of a turn of pol with model key key and tool
+// Env env.
+func (b turnBuilder) isolate(pol session.Policy, key string, env *tools.Env) *isolated {
+	if len(b.worker) == 0 {
+		return &isolated{}
+	}
+	return &isolated{command: b.worker, spec: worker.Spec{
+		BaseURL: pol.BaseURL, APIKey: key, Toolsets: pol.Toolsets,
+		Cwd: pol.Cwd, SessionID: env.SessionID, SkillsDir: b.skillsDir,
+		Sandbox: workerSandbox(b.worker[0], env),
+	}}
+}
+
+// run runs turn t (as the hooks left it) in the worker.
+func (iso *isolated) run(ctx context.Context, t agent.Turn) agent.Result {
+	if len(iso.command) == 0 {
 		return agent.Result{Outcome: agent.OutcomeFailed, Err: errors.New("safe_mode needs the hermes worker command, which this daemon lacks")}
 	}
-	spec := worker.Spec{
-		BaseURL: pol.BaseURL, APIKey: key, Model: t.ModelName, Stream: t.Stream, ReasoningEffort: t.ReasoningEffort, MaxTurns: t.MaxTurns,
-		System: t.System, History: t.History, Input: t.Input, Toolsets: pol.Toolsets,
-		Cwd: pol.Cwd, SessionID: t.Env.SessionID, SkillsDir: a.cfg.SkillsDir,
-		Sandbox: a.workerSandbox(t.Env),
-	}
+	spec := iso.spec
+	spec.Model, spec.Stream, spec.ReasoningEffort, spec.MaxTurns = t.ModelName, t.Stream, t.ReasoningEffort, t.MaxTurns
+	spec.System, spec.History, spec.Input = t.System, t.History, t.Input
 	host := workerHost{Recorder: t.Recorder, env: t.Env}
-	return worker.Run(ctx, a.cfg.WorkerCommand, spec, host)
+	return worker.Run(ctx, iso.command, spec, host)
 }
 
 // workerSandbox hands the session's sandbox to the worker, whose tools
 // run in its own process: safe mode never skips the sandbox. The worker's
-// binary serves the helper. terminal.env_passthrough is not sent: the
+// binary exe serves the helper. terminal.env_passthrough is not sent: the
 // worker's environment is fresh, and safe mode ignores user config.
-func (a *Authority) workerSandbox(env *tools.Env) *worker.SandboxSpec {
+func workerSandbox(exe string, env *tools.Env) *worker.SandboxSpec {
 	if env.Sandbox == nil {
 		return nil
 	}
 	return &worker.SandboxSpec{
-		Exe: a.cfg.WorkerCommand[0], Mode: env.Sandbox.Status().Mode, Policy: env.SandboxPolicy,
+		Exe: exe, Mode: env.Sandbox.Status().Mode, Policy: env.SandboxPolicy,
 		ProfileHome: env.ProfileHome, WritableRoots: env.WritableRoots, ProtectedPaths: env.ProtectedPaths,
 	}
 }

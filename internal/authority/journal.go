@@ -94,6 +94,43 @@ func (a *Authority) emit(ctx context.Context, l *live, typ string, payload any, 
 	}, nil)
 }
 
+// turnJournal is what a running turn's callbacks (its recorder, prompt
+// waiters and ui sink) need of the authority: they hold it, not the
+// Authority, which implements it here.
+type turnJournal interface {
+	// commit runs fn in one transaction on session sid and publishes what
+	// it journaled; after runs once it committed (Authority.commit).
+	commit(ctx context.Context, sid string, fn func(tx *store.Tx, j *journal) error, after func()) error
+	// emitDetached journals and publishes one event that changes no other
+	// state, even when the turn that caused it is cut.
+	emitDetached(l *live, typ string, payload any, s stamp) error
+	// publishLive sends an event to l's viewers without journaling it.
+	publishLive(l *live, typ string, payload any, s stamp)
+	// appendMessage records one message of a transcript.
+	appendMessage(ctx context.Context, m store.Message) error
+}
+
+var _ turnJournal = (*Authority)(nil)
+
+func (a *Authority) emitDetached(l *live, typ string, payload any, s stamp) error {
+	return a.emit(context.WithoutCancel(a.ctx), l, typ, payload, s)
+}
+
+func (a *Authority) publishLive(l *live, typ string, payload any, s stamp) {
+	b, _ := json.Marshal(payload)
+	a.cfg.Hub.Publish(l.id, protocol.Event{
+		Type: typ, SessionID: l.id, Payload: b, AuthorityEpoch: a.cfg.Epoch,
+		ExecutionGeneration: s.generation, AdmissionID: s.admissionID,
+	})
+}
+
+func (a *Authority) appendMessage(ctx context.Context, m store.Message) error {
+	return a.cfg.Store.InTx(ctx, a.cfg.Epoch, func(tx *store.Tx) error {
+		_, err := tx.AppendMessage(m)
+		return err
+	})
+}
+
 // maxInfoPending bounds the pending list of a session.info event, so an
 // admission costs the same whatever the length of the FIFO.
 const maxInfoPending = 32

@@ -92,7 +92,7 @@ func toolLabel(name string) string {
 
 // observePrompt reports the end of a prompt opened at since; it reads the
 // results of ask (deferred there).
-func (a *Authority) observePrompt(kind string, since time.Time, got *answer, err *error) {
+func observePrompt(obs Observer, kind string, since time.Time, got *answer, err *error) {
 	outcome := ObservedAnswered
 	switch {
 	case *err != nil:
@@ -100,7 +100,7 @@ func (a *Authority) observePrompt(kind string, since time.Time, got *answer, err
 	case got.by == "timeout":
 		outcome = ObservedTimeout
 	}
-	a.observer().PromptClosed(kind, outcome, time.Since(since))
+	obs.PromptClosed(kind, outcome, time.Since(since))
 }
 
 // observedModel times each request and its first delta.

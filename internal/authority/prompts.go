@@ -3,6 +3,7 @@ package authority
 import (
 	"cmp"
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/hermes-gateway/hermes/internal/auth"
@@ -32,17 +33,29 @@ func promptList(ps []*prompt) []protocol.Prompt {
 	return out
 }
 
+// asker opens the prompts of one running turn to its session's viewers and
+// waits for their answers (the approver, the clarifier, the hooks'
+// consent). It needs the journal and the live session's prompt registry
+// (live.addPrompt, takePrompt), nothing else of the Authority.
+type asker struct {
+	j   turnJournal
+	l   *live
+	s   stamp
+	obs Observer
+	log *slog.Logger
+}
+
 // ask journals the request, registers the prompt (visible in snapshots from
 // that commit on), and waits for an answer, the timeout or ctx.
-func (a *Authority) ask(ctx context.Context, l *live, s stamp, pr *prompt, typ string, payload any, timeout time.Duration) (got answer, askErr error) {
-	err := a.commit(context.WithoutCancel(ctx), l.id, func(_ *store.Tx, j *journal) error {
-		return j.add(typ, payload, s)
-	}, func() { l.addPrompt(pr) })
+func (k asker) ask(ctx context.Context, pr *prompt, typ string, payload any, timeout time.Duration) (got answer, askErr error) {
+	err := k.j.commit(context.WithoutCancel(ctx), k.l.id, func(_ *store.Tx, j *journal) error {
+		return j.add(typ, payload, k.s)
+	}, func() { k.l.addPrompt(pr) })
 	if err != nil {
 		return answer{}, err
 	}
-	a.observer().PromptOpened(pr.wire.Kind)
-	defer a.observePrompt(pr.wire.Kind, time.Now(), &got, &askErr)
+	k.obs.PromptOpened(pr.wire.Kind)
+	defer observePrompt(k.obs, pr.wire.Kind, time.Now(), &got, &askErr)
 	if typ == protocol.EventApprovalRequest {
 		faults.Hit(faults.ApprovalAfterRequest)
 	}
@@ -56,38 +69,39 @@ func (a *Authority) ask(ctx context.Context, l *live, s stamp, pr *prompt, typ s
 	case ans := <-pr.answer:
 		return ans, nil
 	case <-expired:
-		return a.expire(l, s, pr)
+		return k.expire(pr)
 	case <-ctx.Done():
-		l.takePrompt(pr.wire.PromptID)
+		k.l.takePrompt(pr.wire.PromptID)
 		return answer{}, ctx.Err()
 	}
 }
 
 // expire settles a prompt by timeout unless a viewer answered first.
-func (a *Authority) expire(l *live, s stamp, pr *prompt) (answer, error) {
-	if !l.takePrompt(pr.wire.PromptID) {
+func (k asker) expire(pr *prompt) (answer, error) {
+	if !k.l.takePrompt(pr.wire.PromptID) {
 		return <-pr.answer, nil
 	}
 	ans := answer{by: "timeout"}
 	if family(pr.wire.Kind) == "approval" {
 		ans.value = protocol.ChoiceDeny
 	}
-	a.publishSettled(l, s, pr, ans)
+	k.settled(pr, ans)
 	return ans, nil
 }
 
-func (a *Authority) publishSettled(l *live, s stamp, pr *prompt, ans answer) {
+// settled journals the settlement of pr by ans.
+func (k asker) settled(pr *prompt, ans answer) {
 	var typ string
 	var payload any
 	if family(pr.wire.Kind) == "approval" {
 		typ = protocol.EventApprovalSettled
-		payload = protocol.ApprovalSettledPayload{PromptID: pr.wire.PromptID, ExecutionGeneration: s.generation, Choice: ans.value, By: ans.by}
+		payload = protocol.ApprovalSettledPayload{PromptID: pr.wire.PromptID, ExecutionGeneration: k.s.generation, Choice: ans.value, By: ans.by}
 	} else {
 		typ = protocol.EventClarifySettled
-		payload = protocol.ClarifySettledPayload{PromptID: pr.wire.PromptID, ExecutionGeneration: s.generation}
+		payload = protocol.ClarifySettledPayload{PromptID: pr.wire.PromptID, ExecutionGeneration: k.s.generation}
 	}
-	if err := a.emit(context.WithoutCancel(a.ctx), l, typ, payload, s); err != nil {
-		a.log.Error("journal settled prompt failed", "session_id", l.id, "err", err)
+	if err := k.j.emitDetached(k.l, typ, payload, k.s); err != nil {
+		k.log.Error("journal settled prompt failed", "session_id", k.l.id, "err", err)
 	}
 }
 
@@ -114,7 +128,7 @@ func (a *Authority) respond(ctx context.Context, p auth.Principal, sid string, g
 		return protocol.RespondResult{Status: "already_resolved", PromptID: id}, nil
 	}
 	ans := answer{value: value, by: p.Subject}
-	a.publishSettled(l, stamped, pr, ans)
+	a.turns.asker(l, stamped).settled(pr, ans)
 	pr.answer <- ans
 	return protocol.RespondResult{Status: "resolved", PromptID: id}, nil
 }
@@ -136,15 +150,14 @@ func (a *Authority) RespondClarify(ctx context.Context, p auth.Principal, params
 
 // approver is the gateway's tools.Approver for one turn.
 type approver struct {
-	a    *Authority
-	l    *live
-	s    stamp
-	yolo bool
+	asker
+	settings func() Settings
+	allow    func(pattern string) error // records an "always" approval in config.yaml; nil = none
+	yolo     bool
 }
 
 func (ap *approver) Approve(ctx context.Context, req tools.ApprovalRequest) (bool, error) {
-	a, l := ap.a, ap.l
-	settings := a.cfg.Settings()
+	settings := ap.settings()
 	if !req.Mandatory && ap.remembered(settings, req) {
 		return true, nil
 	}
@@ -160,7 +173,7 @@ func (ap *approver) Approve(ctx context.Context, req tools.ApprovalRequest) (boo
 		Kind: kind, PromptID: pr.wire.PromptID, ExecutionGeneration: ap.s.generation,
 		Command: req.Command, Description: req.Description, Choices: choices,
 	}
-	ans, err := a.ask(ctx, l, ap.s, pr, protocol.EventApprovalRequest, payload, settings.ApprovalTimeout)
+	ans, err := ap.ask(ctx, pr, protocol.EventApprovalRequest, payload, settings.ApprovalTimeout)
 	if err != nil {
 		return false, err
 	}
@@ -188,9 +201,9 @@ func (ap *approver) apply(choice string, req tools.ApprovalRequest) bool {
 		ap.l.approve(req.Pattern)
 		return true
 	case protocol.ChoiceAlways:
-		if ap.a.cfg.AppendAllowlist != nil {
-			if err := ap.a.cfg.AppendAllowlist(allowKey(req)); err != nil {
-				ap.a.log.Error("could not record the always-approval in config.yaml", "err", err)
+		if ap.allow != nil {
+			if err := ap.allow(allowKey(req)); err != nil {
+				ap.log.Error("could not record the always-approval in config.yaml", "err", err)
 			}
 		}
 		return true
@@ -218,9 +231,8 @@ func allowlisted(list []string, req tools.ApprovalRequest) bool {
 
 // clarifier is the gateway's tools.Clarifier for one turn.
 type clarifier struct {
-	a *Authority
-	l *live
-	s stamp
+	asker
+	settings func() Settings
 }
 
 func (c *clarifier) Ask(ctx context.Context, q tools.Question) (string, error) {
@@ -236,19 +248,20 @@ func (c *clarifier) Ask(ctx context.Context, q tools.Question) (string, error) {
 		Kind: "clarify", PromptID: pr.wire.PromptID, ExecutionGeneration: c.s.generation,
 		Question: q.Question, Choices: choices, MultiSelect: q.MultiSelect,
 	}
-	ans, err := c.a.ask(ctx, c.l, c.s, pr, protocol.EventClarifyRequest, payload, c.a.cfg.Settings().ClarifyTimeout)
+	ans, err := c.ask(ctx, pr, protocol.EventClarifyRequest, payload, c.settings().ClarifyTimeout)
 	return ans.value, err
 }
 
 // uiSink journals ui.* events for GUI viewers.
 type uiSink struct {
-	a *Authority
-	l *live
-	s stamp
+	j   turnJournal
+	l   *live
+	s   stamp
+	log *slog.Logger
 }
 
 func (u *uiSink) UIEvent(kind string, payload any) {
-	if err := u.a.emit(context.WithoutCancel(u.a.ctx), u.l, kind, payload, u.s); err != nil {
-		u.a.log.Error("journal ui event failed", "session_id", u.l.id, "err", err)
+	if err := u.j.emitDetached(u.l, kind, payload, u.s); err != nil {
+		u.log.Error("journal ui event failed", "session_id", u.l.id, "err", err)
 	}
 }

@@ -24,14 +24,14 @@ var shellStartupFiles = []string{
 // frozen sandbox settings (the profile's current ones for receipts older
 // than the sandbox): the launcher for the frozen mode, the policy every
 // command runs under, and the paths file tools treat specially.
-func (a *Authority) sandboxEnv(env *tools.Env, sid string, pol session.Policy, set Settings) {
+func (b turnBuilder) sandboxEnv(env *tools.Env, sid string, pol session.Policy, set Settings) {
 	box := pol.Sandbox
 	if box == nil {
 		box = &set.Sandbox
 	}
-	hidden := append(a.profileHomePaths(), expandPaths(box.HiddenPaths)...)
+	hidden := append(b.profileHomePaths(), expandPaths(box.HiddenPaths)...)
 	writable := expandPaths(box.WritableRoots)
-	env.ProfileHome = a.cfg.ProfileHome
+	env.ProfileHome = b.profileHome
 	env.WritableRoots = writable
 	env.ProtectedPaths = append(append([]string{}, hidden...), startupFiles()...)
 	env.UserHome = userHome()
@@ -42,19 +42,19 @@ func (a *Authority) sandboxEnv(env *tools.Env, sid string, pol session.Policy, s
 		HiddenPaths:   hidden,
 		ReadOnlyPaths: sandbox.DefaultReadOnly(pol.Cwd), // also for the file tools
 		Home:          userHome(),
-		TempDir:       a.sessionTempDir(sid),
+		TempDir:       b.sessionTempDir(sid),
 		Network:       box.Network,
 	}
-	if a.cfg.Launcher != nil {
-		env.Sandbox = a.cfg.Launcher(sandbox.Mode(box.Mode))
+	if b.launcher != nil {
+		env.Sandbox = b.launcher(sandbox.Mode(box.Mode))
 	}
 }
 
 // profileHomePaths is the profile home as configured and, when it differs,
 // as resolved: hiding only one spelling of a symlinked home would leave the
 // other readable.
-func (a *Authority) profileHomePaths() []string {
-	home := a.cfg.ProfileHome
+func (b turnBuilder) profileHomePaths() []string {
+	home := b.profileHome
 	if home == "" {
 		return nil
 	}
@@ -96,10 +96,10 @@ func startupFiles() []string {
 // /tmp and TMPDIR): os.TempDir()/hermes-<uid>/<hash of the session id>,
 // 0700, outside the hidden profile home. "" (a fresh tmpfs per command)
 // when it cannot be made safely.
-func (a *Authority) sessionTempDir(sid string) string {
+func (b turnBuilder) sessionTempDir(sid string) string {
 	dir, err := privateTempDir(os.TempDir(), sid)
 	if err != nil {
-		a.log.Warn("no private temp directory for the session; its commands get a fresh /tmp each", "session_id", sid, "err", err)
+		b.log.Warn("no private temp directory for the session; its commands get a fresh /tmp each", "session_id", sid, "err", err)
 		return ""
 	}
 	return dir

@@ -43,7 +43,7 @@ func TestSandboxEnvFrozenWins(t *testing.T) {
 	cwd := filepath.Join(root, "proj")
 
 	var env tools.Env
-	a.sandboxEnv(&env, "local-1", session.Policy{Cwd: cwd, Sandbox: frozen}, live)
+	a.turns.sandboxEnv(&env, "local-1", session.Policy{Cwd: cwd, Sandbox: frozen}, live)
 	user := filepath.Join(root, "user")
 	want := sandbox.Policy{
 		Cwd:           cwd,
@@ -68,7 +68,7 @@ func TestSandboxEnvFrozenWins(t *testing.T) {
 	checkPrivateTempDir(t, env.SandboxPolicy.TempDir, filepath.Join(root, "tmp"))
 
 	var old tools.Env // a receipt from before the sandbox: the live settings
-	a.sandboxEnv(&old, "local-1", session.Policy{Cwd: cwd}, live)
+	a.turns.sandboxEnv(&old, "local-1", session.Policy{Cwd: cwd}, live)
 	if !old.SandboxPolicy.Network || !slices.Equal(old.WritableRoots, []string{filepath.Join(user, "live")}) || modes[1] != "auto" {
 		t.Fatalf("nil frozen sandbox did not follow the profile: %+v, modes %v", old.SandboxPolicy, modes)
 	}

@@ -85,7 +85,7 @@ func (a *Authority) autoTitle(l *live, adm store.Admission, res turnResult) {
 func (a *Authority) askTitle(ctx context.Context, l *live, prompt, answer string) (string, model.Usage, error) {
 	r := l.current()
 	// One request, no retries: a title is not worth a second.
-	client := model.New(model.Config{BaseURL: r.Policy.BaseURL, APIKey: a.modelKey(l, r.Policy, a.cfg.Settings()),
+	client := model.New(model.Config{BaseURL: r.Policy.BaseURL, APIKey: modelKey(l, r.Policy, a.cfg.Settings()),
 		MaxRetries: -1, Timeout: titleTimeout})
 	resp, err := client.Complete(ctx, model.Request{
 		Model:     r.Policy.Model,

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"crypto/tls"
 	"net"
 	"net/http"
@@ -70,10 +71,14 @@ func (l *capListener) Accept() (net.Conn, error) {
 	}
 }
 
-// refuse answers c with the refusal in the background. The response is
-// written first, then the write side is shut and whatever the client sent
-// is drained until it closes (or refuseLinger), so closing never resets a
-// connection whose answer is still unread.
+// refuse answers c with the refusal in the background. It first reads
+// the request's header block (up to refuseLinger and maxRefusedHeader
+// bytes): an answer that arrives before the client has finished sending
+// its request is, to Go's HTTP client among others, an unsolicited
+// response on an idle connection, not a 503. Then the response is written,
+// the write side is shut and whatever else the client sent is drained
+// until it closes (or the deadline), so closing never resets a connection
+// whose answer is still unread.
 func (l *capListener) refuse(c net.Conn) {
 	select {
 	case l.refusing <- struct{}{}:
@@ -85,6 +90,7 @@ func (l *capListener) refuse(c net.Conn) {
 		defer func() { <-l.refusing }()
 		defer c.Close()
 		_ = c.SetDeadline(time.Now().Add(refuseLinger))
+		awaitHeader(c)
 		if _, err := c.Write(refusal); err != nil {
 			return
 		}
@@ -98,6 +104,23 @@ func (l *capListener) refuse(c net.Conn) {
 			}
 		}
 	})
+}
+
+// maxRefusedHeader bounds what a refusal reads of the request it refuses.
+const maxRefusedHeader = 8 << 10
+
+// awaitHeader reads from c until the end of an HTTP header block
+// ("\r\n\r\n"), maxRefusedHeader bytes, an error or c's deadline.
+func awaitHeader(c net.Conn) {
+	var seen []byte
+	buf := make([]byte, 1024)
+	for len(seen) < maxRefusedHeader {
+		n, err := c.Read(buf)
+		seen = append(seen, buf[:n]...)
+		if bytes.Contains(seen, []byte("\r\n\r\n")) || err != nil {
+			return
+		}
+	}
 }
 
 // connState is the http.Server hook that releases the slot of a *tls.Conn,

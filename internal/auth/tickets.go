@@ -47,10 +47,6 @@ var (
 	ErrUnknownPurpose = errors.New("unknown ticket purpose")
 	// ErrNoSubject: Mint was called without a subject (a server bug).
 	ErrNoSubject = errors.New("ticket subject is empty")
-	// ErrTicketCapacity: too many unexpired tickets are outstanding. Mint
-	// no longer returns it (a full pool expires its oldest unused tickets
-	// instead, see Mint); it stays for callers that map it to public text.
-	ErrTicketCapacity = errors.New("too many outstanding tickets; retry later")
 )
 
 // Grant is what a redeemed ticket proves.

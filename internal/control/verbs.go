@@ -26,7 +26,7 @@ type Handler interface {
 
 // Errors a Handler returns reach the peer as "internal error" (and the log)
 // unless they are auth's public ticket errors (ErrForeignProfile,
-// ErrStaleInstance, ErrUnknownPurpose, ErrTicketCapacity) or wrap a
+// ErrStaleInstance, ErrUnknownPurpose) or wrap a
 // *RemoteError, whose Text is sent as is.
 
 // publicError is an error whose text may be sent to the peer as is.
@@ -46,7 +46,7 @@ func (e *refusal) Unwrap() error { return e.cause }
 // publicTexts are the auth errors whose own text is public (none carries a
 // ticket).
 var publicTexts = []error{
-	auth.ErrForeignProfile, auth.ErrStaleInstance, auth.ErrUnknownPurpose, auth.ErrTicketCapacity,
+	auth.ErrForeignProfile, auth.ErrStaleInstance, auth.ErrUnknownPurpose,
 }
 
 // publicText is the one mapping from an error to the text a peer sees.

@@ -68,14 +68,6 @@ type Options struct {
 	WorkerCommand []string
 }
 
-// States reported by the control socket. They are declared once, by the
-// control protocol; these are the same constants under this package's name.
-const (
-	StateStarting = control.StateStarting
-	StateReady    = control.StateReady
-	StateDraining = control.StateDraining
-)
-
 // Run is the daemon: it returns nil after a graceful stop, an *ExitError for
 // a start-up refusal, or another error.
 func Run(ctx context.Context, opts Options) error {

@@ -61,7 +61,7 @@ func (d *testDaemon) awaitReady() {
 	for time.Now().Before(deadline) {
 		var id control.Identity
 		err := control.Call(context.Background(), filepath.Join(d.home, "gateway.sock"), "identify", nil, &id)
-		if err == nil && id.State == StateReady {
+		if err == nil && id.State == control.StateReady {
 			return
 		}
 		select {

@@ -16,8 +16,9 @@ import (
 const DefaultMaxConnections = 256
 
 // refusal is the whole answer to a connection over the cap: a complete
-// HTTP response, sent before the request is read, then the connection is
-// closed. A WebSocket client sees a failed handshake with status 503.
+// HTTP response, sent once the request's header block is read (refuse),
+// then the connection is closed. A WebSocket client sees a failed
+// handshake with status 503.
 var refusal = []byte("HTTP/1.1 503 Service Unavailable\r\n" +
 	"Content-Type: text/plain; charset=utf-8\r\n" +
 	"Connection: close\r\n" +

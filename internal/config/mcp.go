@@ -49,12 +49,9 @@ type MCP struct {
 	IdleTimeout Duration `yaml:"idle_timeout"`
 }
 
-// Defaults of the MCP durations left 0 in config.yaml.
-const (
-	DefaultMCPStartupTimeout = 30 * time.Second
-	DefaultMCPToolTimeout    = 120 * time.Second
-	DefaultMCPIdleTimeout    = 10 * time.Minute
-)
+// DefaultMCPIdleTimeout is mcp.idle_timeout's default (the per-server
+// timeouts' defaults are package mcp's).
+const DefaultMCPIdleTimeout = 10 * time.Minute
 
 // mcpNameRE: a server name becomes part of tool names mcp__<server>__<tool>
 // (OpenAI function names are [A-Za-z0-9_-]{1,64}); "__" would make the
@@ -92,8 +89,8 @@ func (s MCPServer) validate(path string, insecureOK bool) error {
 		return fmt.Errorf("%s.url: want an http or https URL", path)
 	case s.URL != "" && !insecureOK && insecureHTTP(s.URL):
 		return fmt.Errorf("%s.url: want %s", path, insecureWants)
-	case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0 || len(s.EnvVars) > 0 || s.Cwd != ""):
-		return fmt.Errorf("%s: args, env, env_vars and cwd are for stdio servers (command)", path)
+	case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0 || len(s.EnvVars) > 0 || s.Cwd != "" || s.Network != ""):
+		return fmt.Errorf("%s: args, env, env_vars, cwd and network are for stdio servers (command)", path)
 	case s.Command != "" && (len(s.Headers) > 0 || s.BearerTokenEnv != ""):
 		return fmt.Errorf("%s: headers and bearer_token_env are for HTTP servers (url)", path)
 	case s.Cwd != "" && !absPaths([]string{s.Cwd}):

@@ -38,12 +38,13 @@ func TestMCPServersRefused(t *testing.T) {
 		`mcp_servers: {a: {url: "https://x.example", headers: {Authorization: "Bearer abc"}}}`:     "mcp_servers.a.headers.Authorization: credentials are never literals",
 		`mcp_servers: {a: {url: "https://x.example", bearer_token_env: ghp_abcdefabcdefabcdefab}}`: "mcp_servers.a.bearer_token_env: want the NAME",
 		`mcp_servers: {a: {command: x, url: "https://x.example"}}`:                                 "want exactly one of command",
-		`mcp_servers: {a: {}}`:                             "want exactly one of command",
-		`mcp_servers: {a__b: {command: x}}`:                "mcp_servers.a__b: want a name",
-		`mcp_servers: {a: {command: x, approval: always}}`: "mcp_servers.a.approval: want ask or never",
-		`mcp_servers: {a: {command: x, cwd: rel/dir}}`:     "mcp_servers.a.cwd: want an absolute path",
-		`mcp_servers: {a: {url: "http://10.0.0.1/mcp"}}`:   "mcp_servers.a.url: want https",
-		`mcp: {idle_timeout: -1s}`:                         "mcp.idle_timeout",
+		`mcp_servers: {a: {}}`:                                         "want exactly one of command",
+		`mcp_servers: {a__b: {command: x}}`:                            "mcp_servers.a__b: want a name",
+		`mcp_servers: {a: {command: x, approval: always}}`:             "mcp_servers.a.approval: want ask or never",
+		`mcp_servers: {a: {command: x, cwd: rel/dir}}`:                 "mcp_servers.a.cwd: want an absolute path",
+		`mcp_servers: {a: {url: "http://10.0.0.1/mcp"}}`:               "mcp_servers.a.url: want https",
+		`mcp: {idle_timeout: -1s}`:                                     "mcp.idle_timeout",
+		`mcp_servers: {a: {url: "https://x.example", network: "off"}}`: "network are for stdio servers",
 	} {
 		_, err := Load(writeConfig(t, body))
 		if err == nil || !strings.Contains(err.Error(), want) {

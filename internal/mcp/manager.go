@@ -182,12 +182,10 @@ func (m *Manager) Status() []protocol.MCPServerStatus {
 		}
 	}
 	slices.SortFunc(out, func(a, b protocol.MCPServerStatus) int {
-		return cmpStrings(a.Name+"\x00"+a.Source+"\x00"+a.State, b.Name+"\x00"+b.Source+"\x00"+b.State)
+		return strings.Compare(a.Name+"\x00"+a.Source+"\x00"+a.State, b.Name+"\x00"+b.Source+"\x00"+b.State)
 	})
 	return out
 }
-
-func cmpStrings(a, b string) int { return strings.Compare(a, b) }
 
 func errResult(format string, args ...any) tools.Result {
 	return tools.Result{Output: "error: " + fmt.Sprintf(format, args...), IsError: true}

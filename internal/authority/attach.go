@@ -85,8 +85,3 @@ func (a *Authority) List(ctx context.Context, p auth.Principal, params protocol.
 	}
 	return a.reads.list(ctx, p, params)
 }
-
-// summary is reads.summary, for Find (transcript.go).
-func (a *Authority) summary(ctx context.Context, row store.Session) protocol.SessionSummary {
-	return a.reads.summary(ctx, row)
-}

@@ -73,7 +73,7 @@ func (a *Authority) Find(ctx context.Context, p auth.Principal, params protocol.
 			out.More = true
 			break
 		}
-		out.Sessions = append(out.Sessions, a.summary(ctx, row))
+		out.Sessions = append(out.Sessions, a.reads.summary(ctx, row))
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hermes-gateway/hermes/internal/agent"
 	"github.com/hermes-gateway/hermes/internal/model"
 	"github.com/hermes-gateway/hermes/internal/protocol"
 	"github.com/hermes-gateway/hermes/internal/session"
@@ -87,22 +88,9 @@ func (a *Authority) askTitle(ctx context.Context, l *live, prompt, answer string
 	// One request, no retries: a title is not worth a second.
 	client := model.New(model.Config{BaseURL: r.Policy.BaseURL, APIKey: modelKey(l, r.Policy, a.cfg.Settings()),
 		MaxRetries: -1, Timeout: titleTimeout})
-	resp, err := client.Complete(ctx, model.Request{
-		Model:     r.Policy.Model,
-		MaxTokens: titleMaxToken,
-		Messages: []model.Message{
-			{Role: model.RoleSystem, Content: titleInstruction},
-			{Role: model.RoleUser, Content: "User: " + cutRunes(prompt, maxTitleInput) + "\n\nAssistant: " + cutRunes(answer, maxTitleInput)},
-		},
-	}, nil)
-	if err != nil {
-		return "", model.Usage{}, err
-	}
-	var used model.Usage
-	if resp.Usage != nil {
-		used = *resp.Usage
-	}
-	return cleanTitle(resp.Message.Content), used, nil
+	reply, used, err := agent.Ask(ctx, client, r.Policy.Model, titleInstruction,
+		"User: "+cutRunes(prompt, maxTitleInput)+"\n\nAssistant: "+cutRunes(answer, maxTitleInput), titleMaxToken)
+	return cleanTitle(reply), used, err
 }
 
 // commitTitle journals title (when non-empty and the session is still

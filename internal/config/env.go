@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -122,17 +121,7 @@ func (c Config) ResolveAPIKey(envName string, dotenv map[string]string) Secret {
 
 // ListenIsLoopback reports whether gateway.listen binds only a loopback
 // address ("localhost" or a loopback IP; an empty host is every interface).
-func (c Config) ListenIsLoopback() bool {
-	host, _, err := net.SplitHostPort(c.Gateway.Listen)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func (c Config) ListenIsLoopback() bool { return loopbackListen(c.Gateway.Listen) }
 
 // Gated reports gated mode: dashboard.public_url is set.
 func (c Config) Gated() bool { return c.Dashboard.PublicURL != "" }

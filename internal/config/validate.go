@@ -148,7 +148,7 @@ const insecureWants = "https, or http:// only to a loopback host (127.0.0.0/8, :
 	"unless model.allow_insecure_http: true"
 
 // insecureHTTP: a plain http:// URL to a host that is not loopback (the
-// same rule as session.InsecureHTTP, which config may not import).
+// same rule as session's insecureHTTP, which config may not import).
 func insecureHTTP(s string) bool {
 	u, err := url.Parse(s)
 	if err != nil || !strings.EqualFold(u.Scheme, "http") {

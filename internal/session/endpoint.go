@@ -97,11 +97,11 @@ func normalEndpoint(raw string) (string, bool) {
 	return scheme + "://" + host + strings.TrimRight(u.EscapedPath(), "/"), true
 }
 
-// InsecureHTTP reports whether raw is a plain http:// URL to a host that is
+// insecureHTTP reports whether raw is a plain http:// URL to a host that is
 // not loopback (127.0.0.0/8, ::1, localhost): refused unless
 // model.allow_insecure_http is true. Unparsable URLs are false (other checks
 // refuse them).
-func InsecureHTTP(raw string) bool {
+func insecureHTTP(raw string) bool {
 	u, err := url.Parse(raw)
 	if err != nil || !strings.EqualFold(u.Scheme, "http") {
 		return false

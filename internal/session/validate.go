@@ -102,7 +102,7 @@ func checkBaseURL(raw string, insecureOK bool) error {
 		return invalid("base_url: must not contain a query")
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return invalid("base_url: must not contain a fragment")
-	case !insecureOK && InsecureHTTP(raw):
+	case !insecureOK && insecureHTTP(raw):
 		return invalid("base_url: http:// is allowed only for loopback hosts (127.0.0.0/8, ::1, localhost); " +
 			"use https, or set model.allow_insecure_http: true in config.yaml")
 	}

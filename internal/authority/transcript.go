@@ -24,7 +24,8 @@ const importPrefix = "gateway.import.v1:"
 
 // Messages answers session.messages: one page of the session's current
 // physical transcript, read without attaching.
-func (a *Authority) Messages(ctx context.Context, p auth.Principal, params protocol.SessionMessagesParams) (protocol.SessionMessagesResult, error) {
+func (a *Authority) Messages(ctx context.Context, p auth.Principal, params protocol.SessionMessagesParams) (_ protocol.SessionMessagesResult, err error) {
+	defer a.reply(&err)
 	limit, before := protocol.MessagesPageDefault, int64(0)
 	if params.Limit != nil {
 		if *params.Limit < 1 || *params.Limit > protocol.MessagesPageMax {
@@ -51,7 +52,8 @@ func (a *Authority) Messages(ctx context.Context, p auth.Principal, params proto
 
 // Find answers session.find: the sessions the caller may access whose id
 // starts with the prefix, so that clients accept a short unique id.
-func (a *Authority) Find(ctx context.Context, p auth.Principal, params protocol.SessionFindParams) (protocol.SessionFindResult, error) {
+func (a *Authority) Find(ctx context.Context, p auth.Principal, params protocol.SessionFindParams) (_ protocol.SessionFindResult, err error) {
+	defer a.reply(&err)
 	if err := a.permit(p, protocol.CapRead); err != nil {
 		return protocol.SessionFindResult{}, err
 	}
@@ -82,7 +84,8 @@ func (a *Authority) Find(ctx context.Context, p auth.Principal, params protocol.
 // and whose transcript is the given messages, created and filled in one
 // transaction. Nothing but messages is imported. A repeat of the same
 // request_id with the same params returns the same session.
-func (a *Authority) Import(ctx context.Context, p auth.Principal, params protocol.SessionImportParams) (protocol.SessionImportResult, error) {
+func (a *Authority) Import(ctx context.Context, p auth.Principal, params protocol.SessionImportParams) (_ protocol.SessionImportResult, err error) {
+	defer a.reply(&err)
 	if err := a.permit(p, protocol.CapCreate); err != nil {
 		return protocol.SessionImportResult{}, err
 	}

@@ -33,16 +33,6 @@ func (s Set) Digest() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Matching returns the commands of event for tool: config.yaml's first,
-// then the project's when withProject (its consent was given).
-func (s Set) Matching(event, tool string, withProject bool) []Command {
-	out := s.Config.Matching(event, tool)
-	if withProject {
-		out = append(out, s.Project.Matching(event, tool)...)
-	}
-	return out
-}
-
 // Has reports whether any hook of s handles event.
 func (s Set) Has(event string) bool {
 	return len(s.Config[event]) > 0 || len(s.Project[event]) > 0

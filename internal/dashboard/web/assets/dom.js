@@ -52,3 +52,10 @@ export function pretty(raw) {
   }
   return JSON.stringify(raw, null, 2);
 }
+
+// randomID is prefix and 128 random bits in hex: a request or submission id.
+export function randomID(prefix) {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return prefix + Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}

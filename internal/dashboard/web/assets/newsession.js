@@ -2,17 +2,11 @@
 // toolsets (issue 14). Empty fields keep the gateway's defaults; the
 // toolsets offered are the gateway's names, and an unknown one is refused
 // by the gateway, whose message is shown.
-import { $, visible } from './dom.js';
-
-function requestID() {
-  const b = new Uint8Array(16);
-  crypto.getRandomValues(b);
-  return 'web-create-' + Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-}
+import { $, randomID, visible } from './dom.js';
 
 // params reads the form into session.create params.
 export function createParams(form) {
-  const p = { request_id: requestID(), source: 'gui' };
+  const p = { request_id: randomID('web-create-'), source: 'gui' };
   const cwd = form.cwd.value.trim(), model = form.model.value.trim(), toolsets = form.toolsets.value.trim();
   if (cwd) p.cwd = cwd;
   if (model) p.model = model;

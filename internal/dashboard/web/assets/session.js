@@ -1,16 +1,10 @@
 // One session on screen: snapshot rendering, live events, catch-up after a
 // reconnect (session.events.since), the FIFO and the prompt cards.
-import { $, el, pretty, setText, visible } from './dom.js';
+import { $, el, pretty, randomID, setText, visible } from './dom.js';
 import { PromptCards } from './prompts.js';
 import { Checkpoints } from './rewind.js';
 import { renderMarkdown } from './markdown.js';
 import { showUsage } from './usage.js';
-
-function randomID() {
-  const b = new Uint8Array(16);
-  crypto.getRandomValues(b);
-  return 'web-' + Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-}
 
 export class SessionView {
   constructor(gw) {
@@ -138,7 +132,7 @@ export class SessionView {
     if (!text || !this.sessionID) return;
     $('send').disabled = true;
     try {
-      const r = await this.gw.call('prompt.submit', { session_id: this.sessionID, submission_id: randomID(), text });
+      const r = await this.gw.call('prompt.submit', { session_id: this.sessionID, submission_id: randomID('web-'), text });
       input.value = '';
       this.shown.add(r.admission_id);
       this.addMsg('user', 'you', text);

@@ -45,23 +45,9 @@ func printCheckpoints(w io.Writer, cks []protocol.Checkpoint) {
 	fmt.Fprintln(tw, "CHECKPOINT\tCREATED\tFILES\tTURN")
 	for _, ck := range cks {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", protocol.Visible(ck.CheckpointID), protocol.Visible(ck.CreatedAt),
-			ck.Files, protocol.Visible(summaryLine(ck.Summary, 60)))
+			ck.Files, protocol.Visible(oneLine(ck.Summary, 59)))
 	}
 	_ = tw.Flush()
-}
-
-// summaryLine is s on one line, cut to n runes.
-func summaryLine(s string, n int) string {
-	r := []rune(s)
-	for i, c := range r {
-		if c == '\n' || c == '\r' || c == '\t' {
-			r[i] = ' '
-		}
-	}
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return string(r)
 }
 
 // sessionsRewindCommand is `hermes sessions rewind ID CHECKPOINT

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/hermes-gateway/hermes/internal/client"
 	"github.com/hermes-gateway/hermes/internal/protocol"
-	"github.com/hermes-gateway/hermes/internal/rpc"
 )
 
 // idPrefix starts every logical session id (docs/protocol.md#create-idempotency).
@@ -38,8 +36,7 @@ func resolveSessionID(ctx context.Context, c *client.Client, arg string) (string
 		return arg, nil
 	}
 	res, err := c.FindSessions(ctx, prefix)
-	var ce *rpc.CallError
-	if errors.As(err, &ce) && ce.Reason == protocol.ReasonUnknownMethod {
+	if client.Reason(err) == protocol.ReasonUnknownMethod {
 		return arg, nil // a gateway from before session.find: whole ids only
 	}
 	if err != nil {

@@ -1,13 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -96,7 +96,7 @@ type visibleLines struct {
 
 func (v *visibleLines) Write(p []byte) (int, error) {
 	v.buf = append(v.buf, p...)
-	i := strings.LastIndexByte(string(v.buf), '\n')
+	i := bytes.LastIndexByte(v.buf, '\n')
 	if i < 0 {
 		return len(p), nil
 	}

@@ -51,9 +51,6 @@ func Open(path string, maxBytes int64, keep int) (*Writer, error) {
 	return w, nil
 }
 
-// Path is the log file's path.
-func (w *Writer) Path() string { return w.path }
-
 // SetLimits changes the limits (after config.yaml is read: the log opens
 // before it); the next write that crosses the new limit rotates.
 func (w *Writer) SetLimits(maxBytes int64, keep int) {

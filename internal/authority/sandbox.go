@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 
@@ -36,13 +37,21 @@ func (b turnBuilder) sandboxEnv(env *tools.Env, sid string, pol session.Policy, 
 	env.ProtectedPaths = append(append([]string{}, hidden...), startupFiles()...)
 	env.UserHome = userHome()
 	env.EnvPassthrough = set.EnvPassthrough
+	temp := b.sessionTempDir(sid)
+	boxHidden := hidden
+	if temp != "" {
+		// The other sessions' temp directories beside this one: in view
+		// where /tmp is not replaced (the landlock level, a TMPDIR other
+		// than /tmp, a writable root that holds it).
+		boxHidden = append(slices.Clone(hidden), filepath.Dir(temp))
+	}
 	env.SandboxPolicy = sandbox.Policy{
 		Cwd:           pol.Cwd,
 		WritableRoots: writable,
-		HiddenPaths:   hidden,
+		HiddenPaths:   boxHidden,
 		ReadOnlyPaths: sandbox.DefaultReadOnly(pol.Cwd), // also for the file tools
 		Home:          userHome(),
-		TempDir:       b.sessionTempDir(sid),
+		TempDir:       temp,
 		Network:       box.Network,
 	}
 	if b.launcher != nil {

@@ -48,7 +48,7 @@ func TestSandboxEnvFrozenWins(t *testing.T) {
 	want := sandbox.Policy{
 		Cwd:           cwd,
 		WritableRoots: []string{filepath.Join(user, "cache")},
-		HiddenPaths:   []string{link, realHome, filepath.Join(user, ".ssh")},
+		HiddenPaths:   []string{link, realHome, filepath.Join(user, ".ssh"), filepath.Dir(env.SandboxPolicy.TempDir)}, // the other sessions' temp dirs
 		ReadOnlyPaths: []string{filepath.Join(cwd, ".git", "hooks"), filepath.Join(cwd, ".git", "config"), filepath.Join(cwd, ".hermes")},
 		Home:          user,
 		TempDir:       env.SandboxPolicy.TempDir,

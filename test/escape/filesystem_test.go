@@ -6,6 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	gt "github.com/hermes-gateway/hermes/internal/gatewaytest"
@@ -312,4 +315,44 @@ func TestEscapeCwdFootholds(t *testing.T) {
 				}
 			})
 		})
+}
+
+// 6c. Other sessions' temp directories. Session A leaves a secret in its
+// private $TMPDIR; session B of the same daemon looks for it in every
+// sibling under $TMPDIR/hermes-<uid>/ of the daemon's temp dir, once with
+// the default policy and once with that temp dir a writable root (which
+// puts the host's /tmp, siblings included, back in view at the full
+// level). Effect: the secret reaches no model request; positive control:
+// A itself reads it back.
+func TestEscapeOtherSessionTemp(t *testing.T) {
+	t.Parallel()
+	tmp := os.TempDir()
+	parent := filepath.Join(tmp, "hermes-"+strconv.Itoa(os.Getuid()))
+	for _, c := range []struct{ name, sandbox string }{
+		{"default", ""},
+		{"temp-writable", "  writable_roots: [" + strconv.Quote(tmp) + "]\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			inModes(t, "without the sandbox every session's temp directory is the user's", func(t *testing.T, mode string) {
+				tok := secret("tmptok-")
+				rev := []rune(tok)
+				slices.Reverse(rev)
+				w := newWorld(t, mode, worldOpts{sandbox: c.sandbox})
+				a := w.session(gt.Cwd(t), true)
+				out := w.turn(a.SessionID, "tmpown",
+					"echo "+shq(string(rev))+` | rev > "$TMPDIR/tok"`,
+					`rev "$TMPDIR/tok"`)
+				if !strings.Contains(out, string(rev)) {
+					t.Fatalf("positive control: session A could not read back its own $TMPDIR/tok")
+				}
+				b := w.session(gt.Cwd(t), true)
+				w.turn(b.SessionID, "tmpother",
+					"ls -d "+shq(parent)+"/*/tok /tmp/hermes-*/*/tok 2>&1 | head -5",
+					"grep -r -a -h -s -o 'tmptok-[0-9a-f]*' "+shq(parent)+" /tmp/hermes-* | sort -u",
+					"cat "+shq(parent)+"/*/tok /tmp/hermes-*/*/tok 2>&1 | sort -u")
+				w.noSecret("session A's temp file", tok)
+			})
+		})
+	}
 }
